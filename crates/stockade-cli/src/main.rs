@@ -1,0 +1,31 @@
+//! The `stockade` command: runs a file in a supervised worker and reports
+//! the outcome through its exit status.
+
+mod exit;
+mod run;
+
+use clap::{Parser, Subcommand};
+
+/// Run code you do not trust in a supervised stockade worker.
+#[derive(Debug, Parser)]
+#[command(name = "stockade", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    Run(run::RunArgs),
+}
+
+fn main() {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => exit::usage(err),
+    };
+    let code = match cli.command {
+        Command::Run(args) => run::run(args),
+    };
+    std::process::exit(code);
+}

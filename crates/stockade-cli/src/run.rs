@@ -1,0 +1,172 @@
+//! `stockade run`: one file (or stdin) in one fresh worker.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use stockade::{Language, PrintStream, Session, SessionOptions, Value};
+
+use crate::exit;
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Lang {
+    Python,
+    Javascript,
+}
+
+/// Run a Python or JavaScript file in a supervised worker.
+///
+/// Guest output streams as it is printed; then the result's repr is printed
+/// unless it is None. Exit status: 0 success, 1 guest exception (traceback on
+/// stderr), 2 usage or bad input (including syntax errors), 3 a time limit,
+/// 4 a memory limit, 5 the worker crashed for any other reason.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Guest language; by default taken from the file extension (.py, .js, .mjs).
+    #[arg(long, value_enum)]
+    lang: Option<Lang>,
+    /// Hard wall-clock limit per turn, in seconds; the worker is killed when it passes.
+    #[arg(long, value_name = "S", default_value = "60", value_parser = parse_seconds)]
+    timeout: Duration,
+    /// Cumulative guest execution limit, in seconds (default: only --timeout applies).
+    #[arg(long, value_name = "S", value_parser = parse_seconds)]
+    max_duration: Option<Duration>,
+    /// Guest memory ceiling, such as 512M or 2G.
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
+    max_memory: u64,
+    /// Worker binary to use (default: $STOCKADE_WORKER, beside this program, then PATH).
+    #[arg(long, value_name = "PATH")]
+    worker: Option<PathBuf>,
+    /// The file to run, or - for standard input.
+    #[arg(value_name = "FILE")]
+    file: String,
+}
+
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if !seconds.is_finite() || seconds <= 0.0 || seconds > 1e9 {
+        return Err(format!("{text:?} must be a positive number of seconds"));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let upper = t.to_ascii_uppercase();
+    let digits_end = upper
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(upper.len());
+    let (number, unit) = upper.split_at(digits_end);
+    let number: u64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size such as 512M or 2G"))?;
+    let multiplier: u64 = match unit.trim() {
+        "" | "B" => 1,
+        "K" | "KB" | "KIB" => 1 << 10,
+        "M" | "MB" | "MIB" => 1 << 20,
+        "G" | "GB" | "GIB" => 1 << 30,
+        "T" | "TB" | "TIB" => 1 << 40,
+        _ => return Err(format!("{text:?} has an unknown unit; use K, M, G or T")),
+    };
+    let bytes = number
+        .checked_mul(multiplier)
+        .ok_or_else(|| format!("{text:?} is too large"))?;
+    if bytes == 0 {
+        return Err("the memory ceiling must be greater than zero".into());
+    }
+    Ok(bytes)
+}
+
+fn language_of(args: &RunArgs) -> Result<Language, String> {
+    if let Some(lang) = args.lang {
+        return Ok(match lang {
+            Lang::Python => Language::Python,
+            Lang::Javascript => Language::JavaScript,
+        });
+    }
+    if args.file == "-" {
+        return Ok(Language::Python);
+    }
+    match std::path::Path::new(&args.file)
+        .extension()
+        .and_then(|e| e.to_str())
+    {
+        Some("py") => Ok(Language::Python),
+        Some("js" | "mjs" | "cjs") => Ok(Language::JavaScript),
+        _ => Err(format!(
+            "cannot tell the language of {}: name it .py or .js, or pass --lang",
+            args.file
+        )),
+    }
+}
+
+fn read_source(file: &str) -> Result<String, String> {
+    let mut bytes = Vec::new();
+    if file == "-" {
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|err| format!("cannot read standard input: {err}"))?;
+    } else {
+        bytes = std::fs::read(file).map_err(|err| format!("cannot read {file}: {err}"))?;
+    }
+    let name = if file == "-" { "standard input" } else { file };
+    String::from_utf8(bytes).map_err(|err| {
+        format!(
+            "{name} is not valid UTF-8 (invalid byte at offset {})",
+            err.utf8_error().valid_up_to()
+        )
+    })
+}
+
+pub fn run(args: RunArgs) -> i32 {
+    let language = match language_of(&args) {
+        Ok(language) => language,
+        Err(message) => {
+            eprintln!("stockade: {message}");
+            return exit::BAD_INPUT;
+        }
+    };
+    let source = match read_source(&args.file) {
+        Ok(source) => source,
+        Err(message) => {
+            eprintln!("stockade: {message}");
+            return exit::BAD_INPUT;
+        }
+    };
+    let mut options = SessionOptions::new(language)
+        .request_timeout(args.timeout)
+        .max_memory(args.max_memory);
+    if let Some(limit) = args.max_duration {
+        options = options.max_duration(limit);
+    }
+    if let Some(worker) = args.worker {
+        options = options.worker(worker);
+    }
+    let mut session = match Session::new(options) {
+        Ok(session) => session,
+        Err(err) => return exit::report(&err),
+    };
+    session.on_print(|stream, text| {
+        // A closed stdout (say, piped into head) must not stop the guest's
+        // session from being reported, so write errors are ignored.
+        let _ = match stream {
+            PrintStream::Stdout => {
+                let mut out = std::io::stdout().lock();
+                out.write_all(text.as_bytes()).and_then(|()| out.flush())
+            }
+            PrintStream::Stderr => std::io::stderr().lock().write_all(text.as_bytes()),
+        };
+    });
+    match session.run(&source) {
+        Ok(Value::None) => exit::OK,
+        Ok(value) => {
+            println!("{value}");
+            exit::OK
+        }
+        Err(err) => exit::report(&err),
+    }
+}

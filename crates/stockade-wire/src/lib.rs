@@ -1,0 +1,33 @@
+//! The stockade wire protocol: length-prefixed frames carrying a closed set of
+//! messages and values between a host and its worker, decoded under hard bounds.
+//!
+//! `docs/protocol.md` at the repository root is the normative description; this
+//! crate implements it and its tests check the document's test vectors. Both
+//! sides of a connection use the same [`WireLimits`], and the encoder applies
+//! them too, so a value that encodes also decodes.
+
+mod codec;
+mod error;
+mod exception;
+mod frame;
+mod limits;
+mod message;
+mod time;
+mod value;
+mod version;
+
+pub use codec::{decode_value, encode_value};
+pub use error::{DecodeError, EncodeError};
+pub use exception::{GuestException, KNOWN_EXCEPTION_TYPES, MAX_EXCEPTION_MESSAGE, MAX_TRACEBACK};
+pub use frame::{FRAME_HEADER_LEN, FrameReader, frame_length, read_frame, write_frame};
+pub use limits::WireLimits;
+pub use message::{
+    CallOutcome, ConfigureLimits, ErrorKind, Language, LookupOutcome, PrintStream, Request,
+    Response, decode_request, decode_response, encode_request, encode_response,
+    peek_configure_version,
+};
+pub use time::{Date, DateTime, Time, TimeDelta};
+pub use value::Value;
+pub use version::{MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION, check_protocol_version};
+
+pub use num_bigint::BigInt;

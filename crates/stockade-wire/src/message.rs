@@ -1,0 +1,583 @@
+//! The message set: requests a parent sends, responses a worker sends.
+
+use crate::codec::{Reader, Writer};
+use crate::error::{DecodeError, EncodeError};
+use crate::exception::{GuestException, MAX_TRACEBACK};
+use crate::frame::FRAME_HEADER_LEN;
+use crate::limits::WireLimits;
+use crate::value::Value;
+
+mod tag {
+    pub const CONFIGURE: u8 = 0x01;
+    pub const FEED: u8 = 0x02;
+    pub const RESUME: u8 = 0x03;
+    pub const LOOKUP_REPLY: u8 = 0x04;
+    pub const CLOSE: u8 = 0x05;
+
+    pub const READY: u8 = 0x81;
+    pub const PRINT: u8 = 0x82;
+    pub const CALL: u8 = 0x83;
+    pub const LOOKUP: u8 = 0x84;
+    pub const COMPLETE: u8 = 0x85;
+    pub const ERROR: u8 = 0x86;
+    pub const FATAL: u8 = 0x87;
+}
+
+/// Longest name (of a host function, an input, a looked-up name) in bytes.
+const MAX_NAME: usize = 1024;
+/// Longest version or engine string in Ready and Configure.
+const MAX_LABEL: usize = 256;
+/// Longest fatal message.
+const MAX_FATAL: usize = 4096;
+
+/// The guest language a worker runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Language {
+    Python,
+    JavaScript,
+}
+
+impl Language {
+    fn code(self) -> u8 {
+        match self {
+            Language::Python => 0,
+            Language::JavaScript => 1,
+        }
+    }
+
+    /// The lower-case name used on the command line and in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Python => "python",
+            Language::JavaScript => "javascript",
+        }
+    }
+}
+
+/// Limits the worker enforces itself, sent in Configure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConfigureLimits {
+    /// Cumulative guest execution time, in microseconds.
+    pub max_duration_us: Option<u64>,
+    /// Live heap bytes the worker's allocator hands out.
+    pub max_memory: Option<u64>,
+    /// Deepest guest call stack.
+    pub max_recursion_depth: u32,
+    /// Print output is sent once this many bytes are buffered.
+    pub print_flush_bytes: u32,
+    /// Print output is sent once it has waited this long, in microseconds.
+    pub print_flush_interval_us: u32,
+}
+
+/// The host's answer to a host function call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallOutcome {
+    /// The function returned this value.
+    Return(Value),
+    /// The function raised; the guest sees this exception.
+    Raise(GuestException),
+}
+
+/// The host's answer to a lookup of a name the guest left undefined.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LookupOutcome {
+    /// The name is bound to this value.
+    Value(Value),
+    /// The name is a host function; calling it suspends as a Call.
+    Function,
+    /// The host does not know the name either: the guest gets a NameError.
+    Undefined,
+}
+
+/// Output stream of a Print message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PrintStream {
+    Stdout,
+    Stderr,
+}
+
+/// What kind of failure an Error reply reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// The guest raised an exception it did not catch; the session lives.
+    Exception,
+    /// The code did not parse or compile.
+    Syntax,
+    /// The cumulative `max_duration` ran out; the session stays out of time.
+    Timeout,
+    /// The interpreter's own memory check refused the guest.
+    Memory,
+    /// The request was malformed or out of turn; the session lives.
+    Protocol,
+    /// A value could not be carried (too deep, too large); the session lives.
+    Conversion,
+}
+
+impl ErrorKind {
+    fn code(self) -> u8 {
+        match self {
+            ErrorKind::Exception => 0,
+            ErrorKind::Syntax => 1,
+            ErrorKind::Timeout => 2,
+            ErrorKind::Memory => 3,
+            ErrorKind::Protocol => 4,
+            ErrorKind::Conversion => 5,
+        }
+    }
+
+    fn from_code(code: u8, at: usize) -> Result<Self, DecodeError> {
+        Ok(match code {
+            0 => ErrorKind::Exception,
+            1 => ErrorKind::Syntax,
+            2 => ErrorKind::Timeout,
+            3 => ErrorKind::Memory,
+            4 => ErrorKind::Protocol,
+            5 => ErrorKind::Conversion,
+            code => {
+                return Err(DecodeError::UnknownCode {
+                    what: "error kind",
+                    code,
+                    at,
+                });
+            }
+        })
+    }
+}
+
+/// A message from the parent to the worker.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    /// First message of a connection. Its first five bytes (tag, version) are
+    /// fixed in every protocol version so that any worker can read them.
+    Configure {
+        protocol_version: u32,
+        package_version: String,
+        language: Language,
+        limits: ConfigureLimits,
+    },
+    /// Run a snippet after binding `inputs` as globals.
+    Feed {
+        code: String,
+        inputs: Vec<(String, Value)>,
+    },
+    /// Answer the pending Call with the same `call_id`.
+    Resume { call_id: u32, outcome: CallOutcome },
+    /// Answer the pending Lookup.
+    LookupReply(LookupOutcome),
+    /// End the session; the worker exits 0.
+    Close,
+}
+
+/// A message from the worker to the parent.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Response {
+    /// Configure was accepted; the worker is ready for Feed.
+    Ready {
+        protocol_version: u32,
+        worker_version: String,
+        engine: String,
+    },
+    /// Guest output, in order, between the turn's other messages.
+    Print { stream: PrintStream, text: String },
+    /// The guest called a host function; the parent answers with Resume.
+    Call {
+        elapsed_us: u64,
+        call_id: u32,
+        name: String,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    },
+    /// The guest referenced a name it never defined; the parent answers with LookupReply.
+    Lookup { elapsed_us: u64, name: String },
+    /// The feed finished with this value (`None` when no trailing expression).
+    Complete { elapsed_us: u64, value: Value },
+    /// The feed failed.
+    Error {
+        elapsed_us: u64,
+        kind: ErrorKind,
+        exception: GuestException,
+        traceback: String,
+    },
+    /// The worker cannot go on and exits non-zero after sending this.
+    Fatal { message: String },
+}
+
+impl Response {
+    /// The worker's consumed execution time, on the replies that carry it.
+    pub fn elapsed_us(&self) -> Option<u64> {
+        match self {
+            Response::Call { elapsed_us, .. }
+            | Response::Lookup { elapsed_us, .. }
+            | Response::Complete { elapsed_us, .. }
+            | Response::Error { elapsed_us, .. } => Some(*elapsed_us),
+            _ => None,
+        }
+    }
+}
+
+fn start_frame(limits: &WireLimits) -> Writer {
+    Writer::new(limits, &[0; FRAME_HEADER_LEN])
+}
+
+fn finish_frame(w: Writer, limits: &WireLimits) -> Result<Vec<u8>, EncodeError> {
+    let payload_len = w.len() - FRAME_HEADER_LEN;
+    if payload_len > limits.max_frame {
+        return Err(EncodeError::FrameTooLarge {
+            max: limits.max_frame,
+        });
+    }
+    let mut buf = w.into_inner();
+    let header = u32::try_from(payload_len).map_err(|_| EncodeError::FrameTooLarge {
+        max: limits.max_frame,
+    })?;
+    buf[..FRAME_HEADER_LEN].copy_from_slice(&header.to_le_bytes());
+    Ok(buf)
+}
+
+fn write_label(w: &mut Writer, s: &str, max: usize, what: &str) -> Result<(), EncodeError> {
+    if s.len() > max {
+        return Err(EncodeError::Invalid(format!(
+            "{what} of {} bytes exceeds the {max}-byte cap",
+            s.len()
+        )));
+    }
+    w.str(s)
+}
+
+fn write_named_values(w: &mut Writer, pairs: &[(String, Value)]) -> Result<(), EncodeError> {
+    w.u32(
+        u32::try_from(pairs.len())
+            .map_err(|_| EncodeError::Invalid("too many named values".into()))?,
+    );
+    for (name, value) in pairs {
+        write_label(w, name, MAX_NAME, "name")?;
+        w.root_value(value)?;
+    }
+    Ok(())
+}
+
+fn read_named_values(r: &mut Reader<'_>) -> Result<Vec<(String, Value)>, DecodeError> {
+    let count = r.u32()? as usize;
+    // The count is the peer's word: reserve little and let the values prove it.
+    let mut pairs = Vec::with_capacity(count.min(1024));
+    for _ in 0..count {
+        let name = r.str_capped("name", MAX_NAME)?;
+        let value = r.root_value()?;
+        pairs.push((name, value));
+    }
+    Ok(pairs)
+}
+
+/// Encodes a request as a whole frame (header included).
+pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>, EncodeError> {
+    let mut w = start_frame(limits);
+    match request {
+        Request::Configure {
+            protocol_version,
+            package_version,
+            language,
+            limits: l,
+        } => {
+            w.u8(tag::CONFIGURE);
+            w.u32(*protocol_version);
+            write_label(&mut w, package_version, MAX_LABEL, "package version")?;
+            w.u8(language.code());
+            w.opt(l.max_duration_us, |w, v| {
+                w.u64(v);
+                Ok(())
+            })?;
+            w.opt(l.max_memory, |w, v| {
+                w.u64(v);
+                Ok(())
+            })?;
+            w.u32(l.max_recursion_depth);
+            w.u32(l.print_flush_bytes);
+            w.u32(l.print_flush_interval_us);
+        }
+        Request::Feed { code, inputs } => {
+            w.u8(tag::FEED);
+            w.str(code)?;
+            write_named_values(&mut w, inputs)?;
+        }
+        Request::Resume { call_id, outcome } => {
+            w.u8(tag::RESUME);
+            w.u32(*call_id);
+            match outcome {
+                CallOutcome::Return(value) => {
+                    w.u8(0);
+                    w.root_value(value)?;
+                }
+                CallOutcome::Raise(exc) => {
+                    w.u8(1);
+                    w.exception(exc)?;
+                }
+            }
+        }
+        Request::LookupReply(outcome) => {
+            w.u8(tag::LOOKUP_REPLY);
+            match outcome {
+                LookupOutcome::Value(value) => {
+                    w.u8(0);
+                    w.root_value(value)?;
+                }
+                LookupOutcome::Function => w.u8(1),
+                LookupOutcome::Undefined => w.u8(2),
+            }
+        }
+        Request::Close => w.u8(tag::CLOSE),
+    }
+    finish_frame(w, limits)
+}
+
+/// Reads the protocol version from a Configure payload without decoding the
+/// rest, which may be laid out differently by another version.
+pub fn peek_configure_version(payload: &[u8]) -> Option<u32> {
+    match payload {
+        [tag::CONFIGURE, a, b, c, d, ..] => Some(u32::from_le_bytes([*a, *b, *c, *d])),
+        _ => None,
+    }
+}
+
+/// Decodes a request payload (the frame without its header).
+pub fn decode_request(payload: &[u8], limits: &WireLimits) -> Result<Request, DecodeError> {
+    check_payload(payload, limits)?;
+    let mut r = Reader::new(payload, limits);
+    let t = r.u8()?;
+    let request = match t {
+        tag::CONFIGURE => {
+            let protocol_version = r.u32()?;
+            let package_version = r.str_capped("package version", MAX_LABEL)?;
+            let at = r.pos();
+            let language = match r.u8()? {
+                0 => Language::Python,
+                1 => Language::JavaScript,
+                code => {
+                    return Err(DecodeError::UnknownCode {
+                        what: "language",
+                        code,
+                        at,
+                    });
+                }
+            };
+            let max_duration_us = r.opt(Reader::u64)?;
+            let max_memory = r.opt(Reader::u64)?;
+            let max_recursion_depth = r.u32()?;
+            let print_flush_bytes = r.u32()?;
+            let print_flush_interval_us = r.u32()?;
+            Request::Configure {
+                protocol_version,
+                package_version,
+                language,
+                limits: ConfigureLimits {
+                    max_duration_us,
+                    max_memory,
+                    max_recursion_depth,
+                    print_flush_bytes,
+                    print_flush_interval_us,
+                },
+            }
+        }
+        tag::FEED => {
+            let code = r.str()?;
+            let inputs = read_named_values(&mut r)?;
+            Request::Feed { code, inputs }
+        }
+        tag::RESUME => {
+            let call_id = r.u32()?;
+            let at = r.pos();
+            let outcome = match r.u8()? {
+                0 => CallOutcome::Return(r.root_value()?),
+                1 => CallOutcome::Raise(r.exception()?),
+                code => {
+                    return Err(DecodeError::UnknownCode {
+                        what: "call outcome",
+                        code,
+                        at,
+                    });
+                }
+            };
+            Request::Resume { call_id, outcome }
+        }
+        tag::LOOKUP_REPLY => {
+            let at = r.pos();
+            Request::LookupReply(match r.u8()? {
+                0 => LookupOutcome::Value(r.root_value()?),
+                1 => LookupOutcome::Function,
+                2 => LookupOutcome::Undefined,
+                code => {
+                    return Err(DecodeError::UnknownCode {
+                        what: "lookup outcome",
+                        code,
+                        at,
+                    });
+                }
+            })
+        }
+        tag::CLOSE => Request::Close,
+        tag => return Err(DecodeError::UnknownMessage { tag }),
+    };
+    r.finish()?;
+    Ok(request)
+}
+
+/// Encodes a response as a whole frame (header included).
+pub fn encode_response(response: &Response, limits: &WireLimits) -> Result<Vec<u8>, EncodeError> {
+    let mut w = start_frame(limits);
+    match response {
+        Response::Ready {
+            protocol_version,
+            worker_version,
+            engine,
+        } => {
+            w.u8(tag::READY);
+            w.u32(*protocol_version);
+            write_label(&mut w, worker_version, MAX_LABEL, "worker version")?;
+            write_label(&mut w, engine, MAX_LABEL, "engine")?;
+        }
+        Response::Print { stream, text } => {
+            w.u8(tag::PRINT);
+            w.u8(match stream {
+                PrintStream::Stdout => 0,
+                PrintStream::Stderr => 1,
+            });
+            w.str(text)?;
+        }
+        Response::Call {
+            elapsed_us,
+            call_id,
+            name,
+            args,
+            kwargs,
+        } => {
+            w.u8(tag::CALL);
+            w.u64(*elapsed_us);
+            w.u32(*call_id);
+            write_label(&mut w, name, MAX_NAME, "function name")?;
+            w.u32(
+                u32::try_from(args.len())
+                    .map_err(|_| EncodeError::Invalid("too many arguments".into()))?,
+            );
+            for arg in args {
+                w.root_value(arg)?;
+            }
+            write_named_values(&mut w, kwargs)?;
+        }
+        Response::Lookup { elapsed_us, name } => {
+            w.u8(tag::LOOKUP);
+            w.u64(*elapsed_us);
+            write_label(&mut w, name, MAX_NAME, "name")?;
+        }
+        Response::Complete { elapsed_us, value } => {
+            w.u8(tag::COMPLETE);
+            w.u64(*elapsed_us);
+            w.root_value(value)?;
+        }
+        Response::Error {
+            elapsed_us,
+            kind,
+            exception,
+            traceback,
+        } => {
+            w.u8(tag::ERROR);
+            w.u64(*elapsed_us);
+            w.u8(kind.code());
+            w.exception(exception)?;
+            write_label(&mut w, traceback, MAX_TRACEBACK, "traceback")?;
+        }
+        Response::Fatal { message } => {
+            w.u8(tag::FATAL);
+            write_label(&mut w, message, MAX_FATAL, "fatal message")?;
+        }
+    }
+    finish_frame(w, limits)
+}
+
+/// Decodes a response payload (the frame without its header).
+pub fn decode_response(payload: &[u8], limits: &WireLimits) -> Result<Response, DecodeError> {
+    check_payload(payload, limits)?;
+    let mut r = Reader::new(payload, limits);
+    let t = r.u8()?;
+    let response = match t {
+        tag::READY => Response::Ready {
+            protocol_version: r.u32()?,
+            worker_version: r.str_capped("worker version", MAX_LABEL)?,
+            engine: r.str_capped("engine", MAX_LABEL)?,
+        },
+        tag::PRINT => {
+            let at = r.pos();
+            let stream = match r.u8()? {
+                0 => PrintStream::Stdout,
+                1 => PrintStream::Stderr,
+                code => {
+                    return Err(DecodeError::UnknownCode {
+                        what: "print stream",
+                        code,
+                        at,
+                    });
+                }
+            };
+            Response::Print {
+                stream,
+                text: r.str()?,
+            }
+        }
+        tag::CALL => {
+            let elapsed_us = r.u64()?;
+            let call_id = r.u32()?;
+            let name = r.str_capped("function name", MAX_NAME)?;
+            let count = r.u32()? as usize;
+            let mut args = Vec::with_capacity(count.min(1024));
+            for _ in 0..count {
+                args.push(r.root_value()?);
+            }
+            let kwargs = read_named_values(&mut r)?;
+            Response::Call {
+                elapsed_us,
+                call_id,
+                name,
+                args,
+                kwargs,
+            }
+        }
+        tag::LOOKUP => Response::Lookup {
+            elapsed_us: r.u64()?,
+            name: r.str_capped("name", MAX_NAME)?,
+        },
+        tag::COMPLETE => Response::Complete {
+            elapsed_us: r.u64()?,
+            value: r.root_value()?,
+        },
+        tag::ERROR => {
+            let elapsed_us = r.u64()?;
+            let at = r.pos();
+            let kind = ErrorKind::from_code(r.u8()?, at)?;
+            let exception = r.exception()?;
+            let traceback = r.str_capped("traceback", MAX_TRACEBACK)?;
+            Response::Error {
+                elapsed_us,
+                kind,
+                exception,
+                traceback,
+            }
+        }
+        tag::FATAL => Response::Fatal {
+            message: r.str_capped("fatal message", MAX_FATAL)?,
+        },
+        tag => return Err(DecodeError::UnknownMessage { tag }),
+    };
+    r.finish()?;
+    Ok(response)
+}
+
+fn check_payload(payload: &[u8], limits: &WireLimits) -> Result<(), DecodeError> {
+    if payload.is_empty() {
+        return Err(DecodeError::EmptyFrame);
+    }
+    if payload.len() > limits.max_frame {
+        return Err(DecodeError::FrameTooLarge {
+            len: payload.len() as u64,
+            max: limits.max_frame,
+        });
+    }
+    Ok(())
+}

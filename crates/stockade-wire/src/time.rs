@@ -1,0 +1,190 @@
+//! Calendar values (date, time, datetime, timedelta) and their validity rules.
+//!
+//! The ranges are Python's: years 1..=9999, UTC offsets strictly inside ±24 h,
+//! timedeltas normalised to `0 <= seconds < 86400` and `0 <= microseconds < 10**6`.
+
+/// Largest absolute UTC offset, in seconds (strictly less than a day).
+pub const MAX_OFFSET_SECONDS: i32 = 86_399;
+/// Largest absolute number of days in a timedelta.
+pub const MAX_DELTA_DAYS: i32 = 999_999_999;
+
+/// A calendar date.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Date {
+    pub year: i32,
+    pub month: u8,
+    pub day: u8,
+}
+
+/// A time of day, with an optional UTC offset in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Time {
+    pub hour: u8,
+    pub minute: u8,
+    pub second: u8,
+    pub microsecond: u32,
+    pub offset_seconds: Option<i32>,
+}
+
+/// A date and a time of day, with an optional UTC offset in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DateTime {
+    pub date: Date,
+    pub time: Time,
+}
+
+/// A duration, normalised as Python normalises it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TimeDelta {
+    pub days: i32,
+    pub seconds: i32,
+    pub microseconds: i32,
+}
+
+fn is_leap(year: i32) -> bool {
+    (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+}
+
+fn days_in_month(year: i32, month: u8) -> u8 {
+    match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if is_leap(year) => 29,
+        2 => 28,
+        _ => 0,
+    }
+}
+
+impl Date {
+    /// Checks the date names a real day between year 1 and 9999.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(1..=9999).contains(&self.year) {
+            return Err(format!("year {} is outside 1..=9999", self.year));
+        }
+        if !(1..=12).contains(&self.month) {
+            return Err(format!("month {} is outside 1..=12", self.month));
+        }
+        let last = days_in_month(self.year, self.month);
+        if self.day == 0 || self.day > last {
+            return Err(format!(
+                "day {} is outside 1..={last} for {}-{:02}",
+                self.day, self.year, self.month
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Time {
+    /// Checks each field is in range and the offset is under a day.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.hour > 23 || self.minute > 59 || self.second > 59 || self.microsecond > 999_999 {
+            return Err(format!(
+                "{:02}:{:02}:{:02}.{:06} is not a time of day",
+                self.hour, self.minute, self.second, self.microsecond
+            ));
+        }
+        if let Some(offset) = self.offset_seconds
+            && offset.abs() > MAX_OFFSET_SECONDS
+        {
+            return Err(format!(
+                "UTC offset {offset}s is not strictly within one day"
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl DateTime {
+    /// Checks both halves.
+    pub fn validate(&self) -> Result<(), String> {
+        self.date.validate()?;
+        self.time.validate()
+    }
+}
+
+impl TimeDelta {
+    /// Checks the delta is normalised and within Python's range.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(0..86_400).contains(&self.seconds) {
+            return Err(format!("seconds {} is outside 0..86400", self.seconds));
+        }
+        if !(0..1_000_000).contains(&self.microseconds) {
+            return Err(format!(
+                "microseconds {} is outside 0..1000000",
+                self.microseconds
+            ));
+        }
+        if self.days.abs() > MAX_DELTA_DAYS {
+            return Err(format!("days {} is outside ±{MAX_DELTA_DAYS}", self.days));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leap_days_are_checked() {
+        assert!(
+            Date {
+                year: 2024,
+                month: 2,
+                day: 29
+            }
+            .validate()
+            .is_ok()
+        );
+        assert!(
+            Date {
+                year: 2023,
+                month: 2,
+                day: 29
+            }
+            .validate()
+            .is_err()
+        );
+        assert!(
+            Date {
+                year: 1900,
+                month: 2,
+                day: 29
+            }
+            .validate()
+            .is_err()
+        );
+        assert!(
+            Date {
+                year: 2000,
+                month: 2,
+                day: 29
+            }
+            .validate()
+            .is_ok()
+        );
+        assert!(
+            Date {
+                year: 0,
+                month: 1,
+                day: 1
+            }
+            .validate()
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn offsets_must_be_under_a_day() {
+        let t = |offset| Time {
+            hour: 0,
+            minute: 0,
+            second: 0,
+            microsecond: 0,
+            offset_seconds: Some(offset),
+        };
+        assert!(t(86_399).validate().is_ok());
+        assert!(t(-86_400).validate().is_err());
+    }
+}

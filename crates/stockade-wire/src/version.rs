@@ -1,0 +1,43 @@
+//! Protocol versions: which the parent speaks, which the worker serves.
+
+/// The protocol version this build speaks.
+pub const PROTOCOL_VERSION: u32 = 1;
+/// The oldest protocol version a worker of this build still serves.
+pub const MIN_SUPPORTED_PROTOCOL_VERSION: u32 = 1;
+
+/// Checks a parent's declared version against the supported range.
+///
+/// Version 0 means "declared nothing" and is always refused. The error text
+/// names the range so that a parent can downgrade and retry.
+pub fn check_protocol_version(declared: u32) -> Result<(), String> {
+    if declared == 0 || !(MIN_SUPPORTED_PROTOCOL_VERSION..=PROTOCOL_VERSION).contains(&declared) {
+        let what = if declared == 0 {
+            "0 (no version declared)".to_owned()
+        } else {
+            declared.to_string()
+        };
+        return Err(format!(
+            "unsupported protocol version {what}: this worker serves versions \
+             {MIN_SUPPORTED_PROTOCOL_VERSION}..={PROTOCOL_VERSION}"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_zero_is_refused_naming_the_range() {
+        let err = check_protocol_version(0).unwrap_err();
+        assert!(err.contains("1..=1"), "{err}");
+        assert!(err.contains("no version declared"), "{err}");
+    }
+
+    #[test]
+    fn versions_outside_the_range_are_refused() {
+        assert!(check_protocol_version(PROTOCOL_VERSION + 1).is_err());
+        assert!(check_protocol_version(PROTOCOL_VERSION).is_ok());
+    }
+}

@@ -1,0 +1,113 @@
+//! The worker's global allocator: counts live heap bytes and refuses to pass a cap.
+//!
+//! The count is monty's own `LIVE_MEMORY`, so the interpreter's catchable
+//! memory checks see the same figure. A refused allocation does not return
+//! null (Rust would abort with SIGABRT, which a stack overflow also produces):
+//! it writes one line to stderr and exits with [`EXIT_MEMORY`] so the parent
+//! can report a memory error rather than an unexplained crash.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use monty_types::{BASELINE_MEMORY, LIVE_MEMORY};
+
+/// Exit status of a worker whose allocation was refused (sysexits EX_DATAERR).
+pub const EXIT_MEMORY: i32 = 65;
+
+/// Live bytes above which every allocation is refused; `usize::MAX` until armed.
+static CAP: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+/// The allocator installed by `main.rs`.
+#[derive(Debug)]
+pub struct CappedAllocator;
+
+/// Arms the cap: from now on live bytes may grow by at most `budget` over
+/// what is live at this moment (the worker's own baseline).
+pub fn arm(budget: usize) {
+    let baseline = LIVE_MEMORY.load(Ordering::Relaxed);
+    BASELINE_MEMORY.store(baseline, Ordering::Relaxed);
+    CAP.store(baseline.saturating_add(budget), Ordering::Relaxed);
+}
+
+/// Records a baseline for monty's accounting without capping anything.
+pub fn mark_baseline() {
+    BASELINE_MEMORY.store(LIVE_MEMORY.load(Ordering::Relaxed), Ordering::Relaxed);
+}
+
+fn reserve(size: usize) -> bool {
+    let before = LIVE_MEMORY.fetch_add(size, Ordering::Relaxed);
+    if before.saturating_add(size) > CAP.load(Ordering::Relaxed) {
+        LIVE_MEMORY.fetch_sub(size, Ordering::Relaxed);
+        return false;
+    }
+    true
+}
+
+fn release(size: usize) {
+    LIVE_MEMORY.fetch_sub(size, Ordering::Relaxed);
+}
+
+#[cold]
+fn refuse() -> ! {
+    const MESSAGE: &[u8] =
+        b"stockade-worker: max_memory exceeded: the allocator refused an allocation\n";
+    // SAFETY: write(2) on fd 2 with a valid static buffer; no allocation happens
+    // here, which matters because the allocator is what just failed.
+    unsafe {
+        libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
+    }
+    // SAFETY: _exit ends the process at once without running destructors or
+    // atexit handlers, none of which may allocate now.
+    unsafe { libc::_exit(EXIT_MEMORY) }
+}
+
+// SAFETY: every method forwards to `System` with the caller's layout and only
+// adds bookkeeping; the counters never affect which pointer is returned.
+unsafe impl GlobalAlloc for CappedAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if !reserve(layout.size()) {
+            refuse();
+        }
+        // SAFETY: the caller upholds GlobalAlloc::alloc's contract for `layout`.
+        let ptr = unsafe { System.alloc(layout) };
+        if ptr.is_null() {
+            release(layout.size());
+        }
+        ptr
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if !reserve(layout.size()) {
+            refuse();
+        }
+        // SAFETY: as for alloc.
+        let ptr = unsafe { System.alloc_zeroed(layout) };
+        if ptr.is_null() {
+            release(layout.size());
+        }
+        ptr
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` was returned by this allocator (so by System) for `layout`.
+        unsafe { System.dealloc(ptr, layout) };
+        release(layout.size());
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let old = layout.size();
+        if new_size > old && !reserve(new_size - old) {
+            refuse();
+        }
+        // SAFETY: the caller upholds GlobalAlloc::realloc's contract.
+        let new_ptr = unsafe { System.realloc(ptr, layout, new_size) };
+        if new_ptr.is_null() {
+            if new_size > old {
+                release(new_size - old);
+            }
+        } else if new_size < old {
+            release(old - new_size);
+        }
+        new_ptr
+    }
+}

@@ -1,0 +1,298 @@
+//! The Python engine: a monty REPL whose globals persist across feeds.
+
+use std::time::Duration;
+
+use monty::{MontyRepl, ReplProgress, ReplStartError};
+use monty_types::{
+    CompileOptions, ExcType, MontyException, MontyObject, NameLookupResult, PrintWriter,
+    ResourceLimits, ResourceTracker,
+};
+use stockade_wire::{
+    CallOutcome, ConfigureLimits, ErrorKind, GuestException, LookupOutcome, MAX_TRACEBACK,
+    Response, Value,
+};
+
+use super::python_values::{exception, from_wire, to_wire};
+use super::{Closed, Engine};
+use crate::link::{Interrupt, Link};
+
+/// A Python session on the monty interpreter.
+#[derive(Debug)]
+pub struct PythonEngine {
+    /// `None` only while a feed holds the session (monty moves it through
+    /// each suspension and hands it back at the end).
+    repl: Option<MontyRepl>,
+    max_duration: Option<Duration>,
+    /// Elapsed time at the end of the last feed, for replies outside a feed.
+    elapsed: Duration,
+}
+
+impl PythonEngine {
+    pub fn new(limits: &ConfigureLimits) -> Self {
+        let mut resource_limits =
+            ResourceLimits::default().max_recursion_depth(limits.max_recursion_depth as usize);
+        if let Some(us) = limits.max_duration_us {
+            resource_limits = resource_limits.max_duration(Duration::from_micros(us));
+        }
+        if let Some(bytes) = limits.max_memory {
+            resource_limits =
+                resource_limits.max_memory(usize::try_from(bytes).unwrap_or(usize::MAX));
+        }
+        let repl = MontyRepl::new(
+            "main.py",
+            ResourceTracker::new(resource_limits.clone()),
+            CompileOptions::default(),
+        );
+        Self {
+            repl: Some(repl),
+            max_duration: resource_limits.max_duration,
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    /// Turns a guest exception into an Error reply, telling a real limit
+    /// from a guest that merely raised the same class.
+    fn failure(&mut self, failed: ReplStartError) -> Response {
+        let ReplStartError { repl, error } = failed;
+        self.elapsed = repl.tracker().elapsed();
+        self.repl = Some(repl);
+        let kind = match error.exc_type() {
+            // A compile error's frames name no function; a guest that raises
+            // SyntaxError at run time has at least `<module>`.
+            ExcType::SyntaxError
+                if error
+                    .traceback()
+                    .iter()
+                    .all(|frame| frame.frame_name.is_none()) =>
+            {
+                ErrorKind::Syntax
+            }
+            ExcType::TimeoutError if self.max_duration.is_some_and(|max| self.elapsed > max) => {
+                ErrorKind::Timeout
+            }
+            ExcType::MemoryError
+                if error
+                    .message()
+                    .is_some_and(|m| m.starts_with("memory limit exceeded")) =>
+            {
+                ErrorKind::Memory
+            }
+            _ => ErrorKind::Exception,
+        };
+        let type_name: &'static str = error.exc_type().into();
+        let traceback = error.to_string();
+        Response::Error {
+            elapsed_us: micros(self.elapsed),
+            kind,
+            exception: GuestException::new(type_name, error.message().unwrap_or("")),
+            traceback: cut(&traceback, MAX_TRACEBACK),
+        }
+    }
+
+    /// Ends a feed whose suspension was interrupted: the guest gets an
+    /// uncatchable RuntimeError and the host an Error reply of `kind`.
+    fn aborted(
+        &mut self,
+        result: Result<ReplProgress, Box<ReplStartError>>,
+        kind: ErrorKind,
+    ) -> Step {
+        match result {
+            Err(failed) => {
+                let mut reply = self.failure(*failed);
+                if let Response::Error { kind: k, .. } = &mut reply {
+                    *k = kind;
+                }
+                Step::Done(reply)
+            }
+            Ok(progress) => Step::Next(Ok(progress)),
+        }
+    }
+}
+
+/// What one suspension's answer leads to: the next step of the feed, or its end.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "monty's progress is large and moved by value through every step anyway"
+)]
+enum Step {
+    Next(Result<ReplProgress, Box<ReplStartError>>),
+    Done(Response),
+}
+
+fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
+fn cut(s: &str, max: usize) -> String {
+    let mut end = s.len().min(max);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s[..end].to_owned()
+}
+
+fn runtime_error(message: &str) -> MontyException {
+    MontyException::new(ExcType::RuntimeError, Some(message.to_owned()))
+}
+
+impl Engine for PythonEngine {
+    fn feed(
+        &mut self,
+        code: &str,
+        inputs: Vec<(String, Value)>,
+        link: &mut Link,
+    ) -> Result<Response, Closed> {
+        let Some(repl) = self.repl.take() else {
+            return Ok(protocol_error(
+                self.elapsed,
+                "the session's interpreter state was lost",
+            ));
+        };
+        let mut bound = Vec::with_capacity(inputs.len());
+        for (name, value) in inputs {
+            match from_wire(value, &name) {
+                Ok(object) => bound.push((name, object)),
+                Err(message) => {
+                    self.repl = Some(repl);
+                    return Ok(Response::Error {
+                        elapsed_us: micros(self.elapsed),
+                        kind: ErrorKind::Conversion,
+                        exception: GuestException::new(
+                            "TypeError",
+                            &format!("input {name:?}: {message}"),
+                        ),
+                        traceback: String::new(),
+                    });
+                }
+            }
+        }
+
+        let mut step = repl.feed_start(code, bound, PrintWriter::Callback(&mut link.sink()));
+        loop {
+            let progress = match step {
+                Ok(progress) => progress,
+                Err(failed) => return Ok(self.failure(*failed)),
+            };
+            let elapsed = micros(progress.tracker().elapsed());
+            let next = match progress {
+                ReplProgress::Complete { repl, value } => {
+                    self.elapsed = repl.tracker().elapsed();
+                    self.repl = Some(repl);
+                    return Ok(Response::Complete {
+                        elapsed_us: elapsed,
+                        value: to_wire(value),
+                    });
+                }
+                ReplProgress::FunctionCall(mut call) => {
+                    let args = std::mem::take(&mut call.args)
+                        .into_iter()
+                        .map(to_wire)
+                        .collect();
+                    let kwargs = std::mem::take(&mut call.kwargs)
+                        .into_iter()
+                        .map(|(key, value)| {
+                            let key = match key {
+                                MontyObject::String(s) => s,
+                                other => other.to_string(),
+                            };
+                            (key, to_wire(value))
+                        })
+                        .collect();
+                    match link.call(elapsed, call.call_id, call.function_name.clone(), args, kwargs) {
+                        Ok(CallOutcome::Return(value)) => match from_wire(value, "") {
+                            Ok(object) => Step::Next(call.resume(object, PrintWriter::Callback(&mut link.sink()))),
+                            Err(message) => Step::Next(call.resume(
+                                MontyException::new(
+                                    ExcType::TypeError,
+                                    Some(format!("host function returned a value the guest cannot take: {message}")),
+                                ),
+                                PrintWriter::Callback(&mut link.sink()),
+                            )),
+                        },
+                        Ok(CallOutcome::Raise(exc)) => {
+                            Step::Next(call.resume(exception(&exc), PrintWriter::Callback(&mut link.sink())))
+                        }
+                        Err(Interrupt::Closed) => return Err(Closed),
+                        Err(Interrupt::Abort { kind, message }) => {
+                            let result = call.abort(runtime_error(&message), PrintWriter::Callback(&mut link.sink()));
+                            self.aborted(result, kind)
+                        }
+                    }
+                }
+                ReplProgress::NameLookup(lookup) => {
+                    let name = lookup.name.clone();
+                    match link.lookup(elapsed, name.clone()) {
+                        Ok(outcome) => {
+                            let answer = match outcome {
+                                LookupOutcome::Value(value) => match from_wire(value, &name) {
+                                    Ok(object) => NameLookupResult::Value(object),
+                                    Err(message) => NameLookupResult::Error(MontyException::new(
+                                        ExcType::TypeError,
+                                        Some(format!("host value for {name:?}: {message}")),
+                                    )),
+                                },
+                                LookupOutcome::Function => {
+                                    NameLookupResult::Value(MontyObject::Function {
+                                        name,
+                                        docstring: None,
+                                    })
+                                }
+                                LookupOutcome::Undefined => NameLookupResult::Undefined,
+                            };
+                            Step::Next(
+                                lookup.resume(answer, PrintWriter::Callback(&mut link.sink())),
+                            )
+                        }
+                        Err(Interrupt::Closed) => return Err(Closed),
+                        Err(Interrupt::Abort { kind, message }) => {
+                            let result = lookup.abort(
+                                runtime_error(&message),
+                                PrintWriter::Callback(&mut link.sink()),
+                            );
+                            self.aborted(result, kind)
+                        }
+                    }
+                }
+                ReplProgress::OsCall(call) => {
+                    // No OS calls reach a host yet: every one fails inside the guest.
+                    let what: &'static str = (&call.function_call).into();
+                    let refusal = MontyException::new(
+                        ExcType::PermissionError,
+                        Some(format!(
+                            "{what} is not available: the sandbox has no operating system access"
+                        )),
+                    );
+                    Step::Next(call.resume(refusal, PrintWriter::Callback(&mut link.sink())))
+                }
+                ReplProgress::ResolveFutures(pending) => {
+                    let result = pending.abort(
+                        runtime_error("awaiting host futures is not supported by this worker"),
+                        PrintWriter::Callback(&mut link.sink()),
+                    );
+                    self.aborted(result, ErrorKind::Exception)
+                }
+            };
+            match next {
+                Step::Next(result) => step = result,
+                Step::Done(reply) => return Ok(reply),
+            }
+        }
+    }
+
+    fn elapsed_us(&self) -> u64 {
+        micros(
+            self.repl
+                .as_ref()
+                .map_or(self.elapsed, |repl| repl.tracker().elapsed()),
+        )
+    }
+}
+
+fn protocol_error(elapsed: Duration, message: &str) -> Response {
+    Response::Error {
+        elapsed_us: micros(elapsed),
+        kind: ErrorKind::Protocol,
+        exception: GuestException::new("RuntimeError", message),
+        traceback: String::new(),
+    }
+}

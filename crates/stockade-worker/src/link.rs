@@ -1,0 +1,197 @@
+//! The worker's side of the connection: reading requests, sending responses,
+//! and asking the parent to answer a suspension.
+
+use std::fs::File;
+use std::io::{BufReader, Write};
+use std::os::fd::AsFd;
+
+use stockade_wire::{
+    CallOutcome, DecodeError, EncodeError, ErrorKind, LookupOutcome, Request, Response, Value,
+    WireLimits, decode_request, encode_response, read_frame,
+};
+
+use crate::print::{PrintSink, Printer};
+
+/// Exit status when the parent's end of the pipe is gone (sysexits EX_IOERR).
+pub const EXIT_IO: i32 = 74;
+
+/// Frames out to the parent.
+#[derive(Debug)]
+pub struct Out {
+    file: File,
+    limits: WireLimits,
+}
+
+impl Out {
+    /// Encodes and writes one response.
+    pub fn send(&mut self, response: &Response) -> Result<(), EncodeError> {
+        let frame = encode_response(response, &self.limits)?;
+        if self.file.write_all(&frame).is_err() {
+            // The parent stopped listening; there is no one left to tell.
+            std::process::exit(EXIT_IO);
+        }
+        Ok(())
+    }
+
+    /// Sends a response that is known to be small and valid.
+    pub fn send_or_exit(&mut self, response: &Response) {
+        if let Err(err) = self.send(response) {
+            eprintln!("stockade-worker: cannot encode a response: {err}");
+            std::process::exit(EXIT_IO);
+        }
+    }
+}
+
+/// What ends a suspension other than the answer it waited for.
+#[derive(Debug)]
+pub enum Interrupt {
+    /// The parent closed the session (Close or end of input): exit quietly.
+    Closed,
+    /// The suspension cannot go on; the feed ends with this error.
+    Abort { kind: ErrorKind, message: String },
+}
+
+/// A request read from the parent, or why none could be.
+#[derive(Debug)]
+pub enum Incoming {
+    Request(Request),
+    /// The frame was well framed but its content was not a valid request.
+    Malformed(DecodeError),
+    /// Input ended between frames.
+    End,
+    /// Framing is broken (over-long or cut frame, read error): no resync possible.
+    Broken(String),
+}
+
+/// Both directions of the connection plus the print buffer.
+#[derive(Debug)]
+pub struct Link {
+    input: BufReader<File>,
+    pub out: Out,
+    pub printer: Printer,
+    limits: WireLimits,
+}
+
+impl Link {
+    /// Connects to the process's own stdin and stdout.
+    pub fn stdio(limits: WireLimits) -> std::io::Result<Self> {
+        let input = File::from(std::io::stdin().as_fd().try_clone_to_owned()?);
+        let output = File::from(std::io::stdout().as_fd().try_clone_to_owned()?);
+        Ok(Self {
+            input: BufReader::with_capacity(64 * 1024, input),
+            out: Out {
+                file: output,
+                limits,
+            },
+            printer: Printer::new(8 * 1024, std::time::Duration::from_millis(5)),
+            limits,
+        })
+    }
+
+    pub fn read_frame(&mut self) -> Result<Option<Vec<u8>>, String> {
+        read_frame(&mut self.input, &self.limits).map_err(|e| e.to_string())
+    }
+
+    pub fn read(&mut self) -> Incoming {
+        match self.read_frame() {
+            Ok(None) => Incoming::End,
+            Err(err) => Incoming::Broken(err),
+            Ok(Some(payload)) => match decode_request(&payload, &self.limits) {
+                Ok(request) => Incoming::Request(request),
+                Err(err) => Incoming::Malformed(err),
+            },
+        }
+    }
+
+    pub fn sink(&mut self) -> PrintSink<'_> {
+        PrintSink {
+            printer: &mut self.printer,
+            out: &mut self.out,
+        }
+    }
+
+    pub fn flush_prints(&mut self) {
+        self.printer.flush(&mut self.out);
+    }
+
+    /// Sends a suspension announcement; a value too large for the wire
+    /// aborts the feed rather than the worker.
+    fn announce(&mut self, response: &Response) -> Result<(), Interrupt> {
+        self.flush_prints();
+        self.out.send(response).map_err(|err| Interrupt::Abort {
+            kind: ErrorKind::Conversion,
+            message: format!("cannot send the call to the host: {err}"),
+        })
+    }
+
+    /// Waits for the parent's next request while a feed is suspended.
+    fn await_answer(&mut self) -> Result<Request, Interrupt> {
+        match self.read() {
+            Incoming::Request(Request::Close) | Incoming::End => Err(Interrupt::Closed),
+            Incoming::Request(request) => Ok(request),
+            Incoming::Malformed(err) => Err(Interrupt::Abort {
+                kind: ErrorKind::Protocol,
+                message: format!("protocol violation: malformed request: {err}"),
+            }),
+            Incoming::Broken(err) => {
+                eprintln!("stockade-worker: broken input: {err}");
+                std::process::exit(crate::serve::EXIT_PROTOCOL);
+            }
+        }
+    }
+
+    /// Asks the parent to run a host function and waits for its outcome.
+    pub fn call(
+        &mut self,
+        elapsed_us: u64,
+        call_id: u32,
+        name: String,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> Result<CallOutcome, Interrupt> {
+        self.announce(&Response::Call {
+            elapsed_us,
+            call_id,
+            name,
+            args,
+            kwargs,
+        })?;
+        match self.await_answer()? {
+            Request::Resume {
+                call_id: answered,
+                outcome,
+            } if answered == call_id => Ok(outcome),
+            other => Err(out_of_turn(&format!("a Resume for call {call_id}"), &other)),
+        }
+    }
+
+    /// Asks the parent what an undefined name means.
+    pub fn lookup(&mut self, elapsed_us: u64, name: String) -> Result<LookupOutcome, Interrupt> {
+        self.announce(&Response::Lookup { elapsed_us, name })?;
+        match self.await_answer()? {
+            Request::LookupReply(outcome) => Ok(outcome),
+            other => Err(out_of_turn("a LookupReply", &other)),
+        }
+    }
+}
+
+/// A short name for a request, for protocol-violation messages.
+pub fn request_name(request: &Request) -> &'static str {
+    match request {
+        Request::Configure { .. } => "Configure",
+        Request::Feed { .. } => "Feed",
+        Request::Resume { .. } => "Resume",
+        Request::LookupReply(_) => "LookupReply",
+        Request::Close => "Close",
+    }
+}
+
+fn out_of_turn(expected: &str, got: &Request) -> Interrupt {
+    Interrupt::Abort {
+        kind: ErrorKind::Protocol,
+        message: format!(
+            "protocol violation: expected {expected} while suspended, got {}",
+            request_name(got)
+        ),
+    }
+}

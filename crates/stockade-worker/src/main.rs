@@ -1,0 +1,38 @@
+//! `stockade-worker`: serves one guest session over stdin/stdout frames.
+//!
+//! The parent starts it with an empty environment, sends Configure, and then
+//! drives turns; the worker exits when its input closes or on Close. Exit
+//! statuses follow sysexits.h where one fits (see `docs/limits.md`).
+
+mod alloc;
+mod engine;
+mod link;
+mod print;
+mod serve;
+
+#[global_allocator]
+static ALLOCATOR: alloc::CappedAllocator = alloc::CappedAllocator;
+
+/// Stack of the thread that runs the session: guest code, the parser and the
+/// value converters all recurse, and a deep stack keeps a deep (but bounded)
+/// guest from overflowing it.
+const SESSION_STACK: usize = 256 * 1024 * 1024;
+
+fn main() {
+    if std::env::args().nth(1).as_deref() == Some("--version") {
+        println!("stockade-worker {}", env!("CARGO_PKG_VERSION"));
+        return;
+    }
+    let session = std::thread::Builder::new()
+        .name("session".into())
+        .stack_size(SESSION_STACK)
+        .spawn(serve::serve_stdio);
+    let code = match session {
+        Ok(handle) => handle.join().unwrap_or(serve::EXIT_SOFTWARE),
+        Err(err) => {
+            eprintln!("stockade-worker: cannot start the session thread: {err}");
+            serve::EXIT_SOFTWARE
+        }
+    };
+    std::process::exit(code);
+}

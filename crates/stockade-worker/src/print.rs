@@ -1,0 +1,108 @@
+//! Guest print output: buffered, then sent as Print frames in order.
+//!
+//! Output is sent when about `flush_bytes` are buffered, when the oldest
+//! buffered byte has waited `flush_interval`, before every suspension and at
+//! the end of a feed. Nothing is reordered: one buffer, one stream of frames.
+
+use std::borrow::Cow;
+use std::time::{Duration, Instant};
+
+use monty_types::{MontyException, PrintWriterCallback};
+use stockade_wire::{PrintStream, Response};
+
+use crate::link::Out;
+
+/// Largest text carried by one Print frame.
+const MAX_PRINT_FRAME: usize = 64 * 1024;
+
+/// Buffered guest output and the policy for sending it.
+#[derive(Debug)]
+pub struct Printer {
+    buf: String,
+    oldest: Option<Instant>,
+    flush_bytes: usize,
+    flush_interval: Duration,
+}
+
+impl Printer {
+    pub fn new(flush_bytes: usize, flush_interval: Duration) -> Self {
+        Self {
+            buf: String::new(),
+            oldest: None,
+            flush_bytes: flush_bytes.max(1),
+            flush_interval,
+        }
+    }
+
+    pub fn push(&mut self, out: &mut Out, text: &str) {
+        if self.oldest.is_none() {
+            self.oldest = Some(Instant::now());
+        }
+        self.buf.push_str(text);
+        if self.buf.len() >= self.flush_bytes {
+            self.flush(out);
+        }
+    }
+
+    /// Sends what is buffered if it has waited long enough.
+    pub fn poll(&mut self, out: &mut Out) {
+        if self
+            .oldest
+            .is_some_and(|t| t.elapsed() >= self.flush_interval)
+        {
+            self.flush(out);
+        }
+    }
+
+    /// Sends everything buffered, in frames of at most 64 KiB.
+    pub fn flush(&mut self, out: &mut Out) {
+        self.oldest = None;
+        if self.buf.is_empty() {
+            return;
+        }
+        let text = std::mem::take(&mut self.buf);
+        let mut rest = text.as_str();
+        while !rest.is_empty() {
+            let mut end = rest.len().min(MAX_PRINT_FRAME);
+            while !rest.is_char_boundary(end) {
+                end -= 1;
+            }
+            let (chunk, tail) = rest.split_at(end);
+            out.send_or_exit(&Response::Print {
+                stream: PrintStream::Stdout,
+                text: chunk.to_owned(),
+            });
+            rest = tail;
+        }
+        // Keep the allocation for the next burst unless it grew large.
+        if text.capacity() <= 4 * self.flush_bytes {
+            self.buf = text;
+            self.buf.clear();
+        }
+    }
+}
+
+/// The print target handed to the interpreter for one step of a feed.
+#[derive(Debug)]
+pub struct PrintSink<'a> {
+    pub printer: &'a mut Printer,
+    pub out: &'a mut Out,
+}
+
+impl PrintWriterCallback for PrintSink<'_> {
+    fn stdout_write(&mut self, output: Cow<'_, str>) -> Result<(), MontyException> {
+        self.printer.push(self.out, &output);
+        Ok(())
+    }
+
+    fn stdout_push(&mut self, end: char) -> Result<(), MontyException> {
+        let mut utf8 = [0u8; 4];
+        self.printer.push(self.out, end.encode_utf8(&mut utf8));
+        Ok(())
+    }
+
+    fn poll_flush(&mut self) -> Result<(), MontyException> {
+        self.printer.poll(self.out);
+        Ok(())
+    }
+}

@@ -1,0 +1,154 @@
+//! The serve loop: the worker's protocol state machine from Configure to Close.
+
+use stockade_wire::{
+    ErrorKind, GuestException, Language, PROTOCOL_VERSION, Request, Response, WireLimits,
+    check_protocol_version, decode_request, peek_configure_version,
+};
+
+use crate::alloc;
+use crate::engine::{Engine, PythonEngine};
+use crate::link::{Incoming, Link, request_name};
+use crate::print::Printer;
+
+/// Internal failure (sysexits EX_SOFTWARE).
+pub const EXIT_SOFTWARE: i32 = 70;
+/// The parent broke the protocol beyond repair (sysexits EX_PROTOCOL).
+pub const EXIT_PROTOCOL: i32 = 76;
+/// The configuration asks for something this worker cannot do (sysexits EX_CONFIG).
+pub const EXIT_CONFIG: i32 = 78;
+
+/// Extra live bytes the allocator allows past `max_memory` before it refuses,
+/// so that the interpreter's own check (a clean MemoryError) normally fires
+/// first and the hard cap only stops bursts between its checks.
+fn allocator_headroom(max_memory: u64) -> u64 {
+    max_memory / 8 + 8 * 1024 * 1024
+}
+
+/// Sends Fatal, and returns the exit status to leave with.
+fn fatal(link: &mut Link, code: i32, message: String) -> i32 {
+    eprintln!("stockade-worker: {message}");
+    let _ = link.out.send(&Response::Fatal { message });
+    code
+}
+
+/// Serves one session on stdin/stdout; returns the exit status.
+pub fn serve_stdio() -> i32 {
+    let limits = WireLimits::default();
+    let mut link = match Link::stdio(limits) {
+        Ok(link) => link,
+        Err(err) => {
+            eprintln!("stockade-worker: cannot open stdin/stdout: {err}");
+            return EXIT_SOFTWARE;
+        }
+    };
+
+    let payload = match link.read_frame() {
+        Ok(Some(payload)) => payload,
+        Ok(None) => return 0,
+        Err(err) => {
+            return fatal(
+                &mut link,
+                EXIT_PROTOCOL,
+                format!("cannot read Configure: {err}"),
+            );
+        }
+    };
+    let Some(version) = peek_configure_version(&payload) else {
+        return fatal(
+            &mut link,
+            EXIT_PROTOCOL,
+            "the first message must be Configure".into(),
+        );
+    };
+    if let Err(message) = check_protocol_version(version) {
+        return fatal(&mut link, EXIT_PROTOCOL, message);
+    }
+    let (language, config) = match decode_request(&payload, &limits) {
+        Ok(Request::Configure {
+            language, limits, ..
+        }) => (language, limits),
+        Ok(_) => unreachable_configure(),
+        Err(err) => {
+            return fatal(
+                &mut link,
+                EXIT_PROTOCOL,
+                format!("malformed Configure: {err}"),
+            );
+        }
+    };
+    let mut engine: Box<dyn Engine> = match language {
+        Language::Python => Box::new(PythonEngine::new(&config)),
+        Language::JavaScript => {
+            return fatal(
+                &mut link,
+                EXIT_CONFIG,
+                "language javascript is not available in this worker build".into(),
+            );
+        }
+    };
+    link.printer = Printer::new(
+        config.print_flush_bytes as usize,
+        std::time::Duration::from_micros(u64::from(config.print_flush_interval_us)),
+    );
+    match config.max_memory {
+        Some(max) => alloc::arm(
+            usize::try_from(max.saturating_add(allocator_headroom(max))).unwrap_or(usize::MAX),
+        ),
+        None => alloc::mark_baseline(),
+    }
+    link.out.send_or_exit(&Response::Ready {
+        protocol_version: PROTOCOL_VERSION,
+        worker_version: env!("CARGO_PKG_VERSION").into(),
+        engine: format!("{} (monty {})", language.name(), monty_types::MONTY_VERSION),
+    });
+
+    loop {
+        let reply = match link.read() {
+            Incoming::End | Incoming::Request(Request::Close) => return 0,
+            Incoming::Broken(err) => {
+                return fatal(&mut link, EXIT_PROTOCOL, format!("broken input: {err}"));
+            }
+            Incoming::Malformed(err) => {
+                protocol_violation(&*engine, format!("malformed request: {err}"))
+            }
+            Incoming::Request(Request::Feed { code, inputs }) => {
+                match engine.feed(&code, inputs, &mut link) {
+                    Ok(reply) => reply,
+                    Err(_closed) => return 0,
+                }
+            }
+            Incoming::Request(other) => protocol_violation(
+                &*engine,
+                format!("{} is not expected between feeds", request_name(&other)),
+            ),
+        };
+        link.flush_prints();
+        if let Err(err) = link.out.send(&reply) {
+            let elapsed_us = reply.elapsed_us().unwrap_or_else(|| engine.elapsed_us());
+            link.out.send_or_exit(&Response::Error {
+                elapsed_us,
+                kind: ErrorKind::Conversion,
+                exception: GuestException::new(
+                    "RuntimeError",
+                    &format!("the result cannot cross to the host: {err}"),
+                ),
+                traceback: String::new(),
+            });
+        }
+    }
+}
+
+fn protocol_violation(engine: &dyn Engine, detail: String) -> Response {
+    Response::Error {
+        elapsed_us: engine.elapsed_us(),
+        kind: ErrorKind::Protocol,
+        exception: GuestException::new("RuntimeError", &format!("protocol violation: {detail}")),
+        traceback: String::new(),
+    }
+}
+
+/// `peek_configure_version` saw the Configure tag, so decoding yields Configure.
+fn unreachable_configure() -> ! {
+    eprintln!("stockade-worker: a Configure payload decoded as another message");
+    std::process::exit(EXIT_SOFTWARE)
+}

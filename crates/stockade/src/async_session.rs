@@ -1,0 +1,94 @@
+//! `AsyncSession`: a session driven from async code on tokio.
+//!
+//! Each turn runs on tokio's blocking pool, so the runtime's own threads
+//! never wait on the worker, and async host functions run on the runtime
+//! while the turn waits for them.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use stockade_wire::{PrintStream, Value};
+
+use crate::error::Error;
+use crate::host::{Args, HostResult};
+use crate::options::SessionOptions;
+use crate::session::Session;
+
+/// A [`Session`] for async hosts. Cloning shares the session.
+#[derive(Debug, Clone)]
+pub struct AsyncSession {
+    inner: Arc<Mutex<Session>>,
+}
+
+fn lock(inner: &Mutex<Session>) -> MutexGuard<'_, Session> {
+    // A host callback's panic is caught inside the session, so a poisoned
+    // lock still guards a consistent session.
+    inner
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn cancelled(err: tokio::task::JoinError) -> Error {
+    Error::Configuration(format!(
+        "the blocking task driving the session failed: {err}"
+    ))
+}
+
+impl AsyncSession {
+    /// Starts and configures a worker without blocking the runtime.
+    pub async fn new(options: SessionOptions) -> Result<Self, Error> {
+        let session = tokio::task::spawn_blocking(move || Session::new(options))
+            .await
+            .map_err(cancelled)??;
+        Ok(Self {
+            inner: Arc::new(Mutex::new(session)),
+        })
+    }
+
+    /// Runs `code`; see [`Session::run`].
+    pub async fn run(&self, code: &str) -> Result<Value, Error> {
+        self.run_with_inputs(code, Vec::new()).await
+    }
+
+    /// Binds `inputs`, then runs `code`; see [`Session::run_with_inputs`].
+    pub async fn run_with_inputs(
+        &self,
+        code: &str,
+        inputs: Vec<(String, Value)>,
+    ) -> Result<Value, Error> {
+        let inner = Arc::clone(&self.inner);
+        let code = code.to_owned();
+        tokio::task::spawn_blocking(move || lock(&inner).run_with_inputs(&code, inputs))
+            .await
+            .map_err(cancelled)?
+    }
+
+    /// Registers a synchronous host function; see [`Session::register_function`].
+    pub fn register_function(
+        &self,
+        name: &str,
+        function: impl FnMut(Args) -> HostResult + Send + 'static,
+    ) {
+        lock(&self.inner).register_function(name, function);
+    }
+
+    /// Registers an async host function that runs on the current runtime.
+    /// Must be called from within a tokio runtime.
+    pub fn register_async_function<F, Fut>(&self, name: &str, function: F)
+    where
+        F: Fn(Args) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = HostResult> + Send + 'static,
+    {
+        let runtime = tokio::runtime::Handle::current();
+        lock(&self.inner).register_async_function(name, runtime, function);
+    }
+
+    /// See [`Session::set_global`].
+    pub fn set_global(&self, name: &str, value: Value) -> Result<(), Error> {
+        lock(&self.inner).set_global(name, value)
+    }
+
+    /// See [`Session::on_print`].
+    pub fn on_print(&self, callback: impl FnMut(PrintStream, &str) + Send + 'static) {
+        lock(&self.inner).on_print(callback);
+    }
+}

@@ -1,0 +1,135 @@
+//! The error taxonomy every failure of a session maps into.
+
+use std::time::Duration;
+
+use thiserror::Error;
+
+/// An exception raised by guest code, with the worker's traceback.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GuestError {
+    /// The exception class, such as `ValueError`.
+    pub type_name: String,
+    /// The exception's message (may be empty).
+    pub message: String,
+    /// The formatted traceback, ending with the `Type: message` line.
+    pub traceback: String,
+}
+
+impl std::fmt::Display for GuestError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.message.is_empty() {
+            f.write_str(&self.type_name)
+        } else {
+            write!(f, "{}: {}", self.type_name, self.message)
+        }
+    }
+}
+
+/// Which time limit ran out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeLimit {
+    /// The cumulative guest execution budget (`max_duration`), enforced inside
+    /// the worker: the guest got an uncatchable TimeoutError and the session
+    /// stays out of time.
+    MaxDuration,
+    /// The hard per-turn wall clock (`request_timeout`), enforced by the host:
+    /// the worker was killed and the session is lost.
+    RequestTimeout,
+}
+
+/// How a worker process ended, as far as the host could tell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrashInfo {
+    /// What the host saw: why it gave up on the worker.
+    pub reason: String,
+    /// The exit status, when the worker exited.
+    pub exit_code: Option<i32>,
+    /// The signal that ended the worker, when one did.
+    pub signal: Option<i32>,
+    /// The worker's own last word: its Fatal message, or the last line it
+    /// wrote to stderr.
+    pub detail: Option<String>,
+    /// The host killed the worker because the `max_duration` backstop expired.
+    pub timed_out: bool,
+}
+
+impl std::fmt::Display for CrashInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.reason)?;
+        match (self.exit_code, self.signal) {
+            (Some(code), _) => write!(f, " (exit status {code})")?,
+            (None, Some(signal)) => write!(f, " (signal {signal})")?,
+            (None, None) => {}
+        }
+        if let Some(detail) = &self.detail {
+            write!(f, ": {detail}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Every way a session call can fail.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum Error {
+    /// The guest raised an exception it did not catch. The session lives.
+    #[error("guest raised {0}")]
+    Guest(GuestError),
+    /// The code did not parse or compile. The session lives.
+    #[error("syntax error in guest code: {}", .0.message)]
+    Syntax(GuestError),
+    /// A time limit ran out.
+    #[error("{}", timeout_text(*.limit, *.after))]
+    Timeout {
+        limit: TimeLimit,
+        /// The limit's configured value.
+        after: Duration,
+    },
+    /// The memory limit (`max_memory`) stopped the guest. When the worker's
+    /// allocator refused outright, the worker is dead and the session lost.
+    #[error("max_memory exceeded: {detail}")]
+    Memory { detail: String, worker_died: bool },
+    /// The worker died or broke the protocol; the session is lost.
+    #[error("worker crashed: {0}")]
+    Crashed(CrashInfo),
+    /// A remote worker's connection went away; the session is lost.
+    #[error("disconnected: {0}")]
+    Disconnected(String),
+    /// A host value cannot cross to the guest (or a guest value to the host).
+    #[error("conversion error: {0}")]
+    Conversion(String),
+    /// An option is invalid, or the worker cannot be found or started.
+    #[error("configuration error: {0}")]
+    Configuration(String),
+    /// The worker rejected a request as malformed or out of turn. The session lives.
+    #[error("protocol violation: {0}")]
+    Protocol(String),
+}
+
+fn timeout_text(limit: TimeLimit, after: Duration) -> String {
+    match limit {
+        TimeLimit::MaxDuration => {
+            format!("time limit: max_duration of {after:?} of guest execution exceeded")
+        }
+        TimeLimit::RequestTimeout => {
+            format!("time limit: request_timeout of {after:?} exceeded; the worker was killed")
+        }
+    }
+}
+
+impl Error {
+    /// Whether the session can take no more calls after this error.
+    pub fn loses_session(&self) -> bool {
+        match self {
+            Error::Crashed(_) | Error::Disconnected(_) => true,
+            Error::Timeout { limit, .. } => *limit == TimeLimit::RequestTimeout,
+            Error::Memory { worker_died, .. } => *worker_died,
+            _ => false,
+        }
+    }
+
+    /// Whether any time limit (soft, hard or the backstop) caused this.
+    pub fn is_time_limit(&self) -> bool {
+        matches!(self, Error::Timeout { .. })
+            || matches!(self, Error::Crashed(info) if info.timed_out)
+    }
+}

@@ -1,0 +1,36 @@
+//! stockade: run code you do not trust, in Python (and soon JavaScript), in a
+//! supervised worker process, and get its result back as a value.
+//!
+//! ```no_run
+//! use stockade::{Language, Session, SessionOptions, Value};
+//!
+//! let mut session = Session::new(SessionOptions::new(Language::Python))?;
+//! session.register_function("double", |args| match args.get(0) {
+//!     Some(Value::Int(i)) => Ok(Value::Int(i * 2)),
+//!     _ => Err(stockade::HostError::type_error("double() takes an int")),
+//! });
+//! session.run("x = double(21)")?;
+//! assert_eq!(session.run("x")?, Value::Int(42));
+//! # Ok::<(), stockade::Error>(())
+//! ```
+//!
+//! The host never links an interpreter: guest code runs only in the worker
+//! binary (`stockade-worker`), found as [`locate_worker`] describes.
+
+#[cfg(feature = "tokio")]
+mod async_session;
+mod error;
+mod host;
+mod locate;
+mod options;
+mod process;
+mod session;
+
+#[cfg(feature = "tokio")]
+pub use async_session::AsyncSession;
+pub use error::{CrashInfo, Error, GuestError, TimeLimit};
+pub use host::{Args, HostError, HostResult};
+pub use locate::{WORKER_ENV, WORKER_NAME, locate_worker};
+pub use options::{Language, Limits, SessionOptions};
+pub use session::{Session, WorkerInfo};
+pub use stockade_wire::{BigInt, Date, DateTime, PrintStream, Time, TimeDelta, Value};

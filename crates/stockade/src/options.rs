@@ -1,0 +1,135 @@
+//! Session options: the language, the worker binary, and every limit with its default.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use stockade_wire::Language;
+
+/// Limits enforced inside the worker (sent to it in Configure).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// Cumulative guest execution time across all feeds (time suspended in
+    /// host functions and between feeds does not count). Default: none; each
+    /// turn is still bounded by `request_timeout`.
+    pub max_duration: Option<Duration>,
+    /// Live heap bytes of the guest. Default: 1 GiB.
+    pub max_memory: Option<u64>,
+    /// Deepest guest call stack. Default: 1000.
+    pub max_recursion_depth: u32,
+    /// Print output is sent once this much is buffered. Default: 8 KiB.
+    pub print_flush_bytes: u32,
+    /// Print output is sent once it has waited this long. Default: 5 ms.
+    pub print_flush_interval: Duration,
+}
+
+impl Limits {
+    pub const DEFAULT_MAX_MEMORY: u64 = 1024 * 1024 * 1024;
+    pub const DEFAULT_MAX_RECURSION_DEPTH: u32 = 1000;
+    pub const DEFAULT_PRINT_FLUSH_BYTES: u32 = 8 * 1024;
+    pub const DEFAULT_PRINT_FLUSH_INTERVAL: Duration = Duration::from_millis(5);
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_duration: None,
+            max_memory: Some(Self::DEFAULT_MAX_MEMORY),
+            max_recursion_depth: Self::DEFAULT_MAX_RECURSION_DEPTH,
+            print_flush_bytes: Self::DEFAULT_PRINT_FLUSH_BYTES,
+            print_flush_interval: Self::DEFAULT_PRINT_FLUSH_INTERVAL,
+        }
+    }
+}
+
+/// Everything a session is created with.
+#[derive(Debug, Clone)]
+pub struct SessionOptions {
+    pub language: Language,
+    /// The worker binary; when `None` it is found as `locate_worker` describes.
+    pub worker: Option<PathBuf>,
+    pub limits: Limits,
+    /// Hard wall-clock bound on each turn (from a request to the worker's next
+    /// reply; time inside host functions does not count). The worker is
+    /// killed when it passes. Default: 60 s.
+    pub request_timeout: Duration,
+    /// Extra time past the remaining `max_duration` budget after which the
+    /// host kills a worker that has not stopped itself. Default: 1 s.
+    pub duration_grace: Duration,
+    /// How long the worker may leave a request unread before it is killed.
+    /// Default: 10 s.
+    pub write_stall_timeout: Duration,
+}
+
+impl SessionOptions {
+    pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+    pub const DEFAULT_DURATION_GRACE: Duration = Duration::from_secs(1);
+    pub const DEFAULT_WRITE_STALL_TIMEOUT: Duration = Duration::from_secs(10);
+
+    /// Defaults for `language`.
+    pub fn new(language: Language) -> Self {
+        Self {
+            language,
+            worker: None,
+            limits: Limits::default(),
+            request_timeout: Self::DEFAULT_REQUEST_TIMEOUT,
+            duration_grace: Self::DEFAULT_DURATION_GRACE,
+            write_stall_timeout: Self::DEFAULT_WRITE_STALL_TIMEOUT,
+        }
+    }
+
+    pub fn worker(mut self, path: impl Into<PathBuf>) -> Self {
+        self.worker = Some(path.into());
+        self
+    }
+
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    pub fn max_duration(mut self, limit: Duration) -> Self {
+        self.limits.max_duration = Some(limit);
+        self
+    }
+
+    pub fn max_memory(mut self, bytes: u64) -> Self {
+        self.limits.max_memory = Some(bytes);
+        self
+    }
+
+    pub fn max_recursion_depth(mut self, depth: u32) -> Self {
+        self.limits.max_recursion_depth = depth;
+        self
+    }
+
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// Checks every option, naming the first one that is out of range.
+    pub(crate) fn validate(&self) -> Result<(), String> {
+        if self.request_timeout.is_zero() {
+            return Err("request_timeout must be greater than zero".into());
+        }
+        if self.write_stall_timeout.is_zero() {
+            return Err("write_stall_timeout must be greater than zero".into());
+        }
+        if self.limits.max_duration.is_some_and(|d| d.is_zero()) {
+            return Err("max_duration must be greater than zero".into());
+        }
+        if self.limits.max_memory == Some(0) {
+            return Err("max_memory must be greater than zero".into());
+        }
+        if self.limits.max_recursion_depth == 0 {
+            return Err("max_recursion_depth must be at least 1".into());
+        }
+        if self.limits.print_flush_bytes == 0 {
+            return Err("print_flush_bytes must be at least 1".into());
+        }
+        if u32::try_from(self.limits.print_flush_interval.as_micros()).is_err() {
+            return Err("print_flush_interval must be under an hour".into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,285 @@
+//! One worker process: spawning it with an empty environment, and moving
+//! frames over its pipes under deadlines without ever blocking past them.
+
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rustix::event::{PollFd, PollFlags, Timespec, poll};
+use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
+use rustix::io::Errno;
+use stockade_wire::{DecodeError, FrameReader, Response, WireLimits, decode_response};
+
+/// How much of the worker's stderr is kept for error reports.
+const STDERR_TAIL: usize = 8 * 1024;
+/// How long an exiting worker gets to be reaped before it is killed.
+const REAP_GRACE: Duration = Duration::from_millis(200);
+
+/// Why no response arrived.
+#[derive(Debug)]
+pub(crate) enum RecvError {
+    /// The deadline passed first.
+    Deadline,
+    /// The worker closed its output.
+    Closed,
+    /// The worker sent bytes that are not a valid frame or response.
+    Malformed(DecodeError),
+    /// Reading the pipe failed.
+    Io(std::io::Error),
+}
+
+/// Why a request could not be written.
+#[derive(Debug)]
+pub(crate) enum SendError {
+    /// The worker stopped reading until the deadline passed.
+    Stalled,
+    /// The worker's input is closed.
+    Closed,
+    Io(std::io::Error),
+}
+
+/// How the process ended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct ExitInfo {
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+}
+
+/// A spawned worker and the host's ends of its pipes.
+#[derive(Debug)]
+pub(crate) struct WorkerProcess {
+    child: Child,
+    stdin: OwnedFd,
+    stdout: OwnedFd,
+    stderr: Option<OwnedFd>,
+    frames: FrameReader,
+    limits: WireLimits,
+    stderr_tail: Vec<u8>,
+    exit: Option<ExitInfo>,
+    read_buf: Box<[u8]>,
+}
+
+fn set_nonblocking(fd: &OwnedFd) -> std::io::Result<()> {
+    let flags = fcntl_getfl(fd)?;
+    fcntl_setfl(fd, flags | OFlags::NONBLOCK)?;
+    Ok(())
+}
+
+fn timespec(d: Duration) -> Timespec {
+    Timespec {
+        tv_sec: i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+        tv_nsec: i64::from(d.subsec_nanos()),
+    }
+}
+
+impl WorkerProcess {
+    /// Starts the worker with an empty environment and piped stdio.
+    pub(crate) fn spawn(path: &Path, limits: WireLimits) -> std::io::Result<Self> {
+        let mut child = Command::new(path)
+            .env_clear()
+            .current_dir("/")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()?;
+        let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+        let (Some(stdin), Some(stdout), Some(stderr)) = pipes else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(std::io::Error::other("the worker's pipes were not created"));
+        };
+        let (stdin, stdout, stderr) = (
+            OwnedFd::from(stdin),
+            OwnedFd::from(stdout),
+            OwnedFd::from(stderr),
+        );
+        for fd in [&stdin, &stdout, &stderr] {
+            set_nonblocking(fd)?;
+        }
+        Ok(Self {
+            child,
+            stdin,
+            stdout,
+            stderr: Some(stderr),
+            frames: FrameReader::new(&limits),
+            limits,
+            stderr_tail: Vec::new(),
+            exit: None,
+            read_buf: vec![0u8; 64 * 1024].into_boxed_slice(),
+        })
+    }
+
+    /// The worker's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits until one of the fds is ready or the deadline passes; returns
+    /// false on the deadline.
+    fn wait_ready(&mut self, want_write: bool, deadline: Option<Instant>) -> std::io::Result<bool> {
+        loop {
+            let timeout = match deadline {
+                Some(deadline) => {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        return Ok(false);
+                    }
+                    Some(timespec(deadline - now))
+                }
+                None => None,
+            };
+            let (main_fd, main_events) = if want_write {
+                (self.stdin.as_fd(), PollFlags::OUT)
+            } else {
+                (self.stdout.as_fd(), PollFlags::IN)
+            };
+            let mut fds = Vec::with_capacity(2);
+            fds.push(PollFd::from_borrowed_fd(main_fd, main_events));
+            if let Some(stderr) = &self.stderr {
+                fds.push(PollFd::from_borrowed_fd(stderr.as_fd(), PollFlags::IN));
+            }
+            match poll(&mut fds, timeout.as_ref()) {
+                Ok(0) => continue,
+                Ok(_) => {
+                    let main_ready = !fds[0].revents().is_empty();
+                    let stderr_ready = fds.get(1).is_some_and(|fd| !fd.revents().is_empty());
+                    drop(fds);
+                    if stderr_ready {
+                        self.drain_stderr();
+                    }
+                    if main_ready {
+                        return Ok(true);
+                    }
+                }
+                Err(Errno::INTR) => continue,
+                Err(err) => return Err(err.into()),
+            }
+        }
+    }
+
+    /// Reads what stderr has, keeping the last few KiB.
+    fn drain_stderr(&mut self) {
+        let Some(stderr) = &self.stderr else { return };
+        loop {
+            match rustix::io::read(stderr, &mut self.read_buf[..]) {
+                Ok(0) => {
+                    self.stderr = None;
+                    return;
+                }
+                Ok(n) => {
+                    self.stderr_tail.extend_from_slice(&self.read_buf[..n]);
+                    if self.stderr_tail.len() > STDERR_TAIL {
+                        let cut = self.stderr_tail.len() - STDERR_TAIL;
+                        self.stderr_tail.drain(..cut);
+                    }
+                }
+                Err(Errno::INTR) => {}
+                Err(_) => return,
+            }
+        }
+    }
+
+    /// Writes a whole frame before `deadline`.
+    pub(crate) fn send(&mut self, frame: &[u8], deadline: Instant) -> Result<(), SendError> {
+        let mut written = 0;
+        while written < frame.len() {
+            match rustix::io::write(&self.stdin, &frame[written..]) {
+                Ok(n) => written += n,
+                Err(Errno::AGAIN) => match self.wait_ready(true, Some(deadline)) {
+                    Ok(true) => {}
+                    Ok(false) => return Err(SendError::Stalled),
+                    Err(err) => return Err(SendError::Io(err)),
+                },
+                Err(Errno::INTR) => {}
+                Err(Errno::PIPE) => return Err(SendError::Closed),
+                Err(err) => return Err(SendError::Io(err.into())),
+            }
+        }
+        Ok(())
+    }
+
+    /// Receives the next response, waiting at most until `deadline`.
+    pub(crate) fn recv(&mut self, deadline: Option<Instant>) -> Result<Response, RecvError> {
+        loop {
+            if let Some(payload) = self.frames.next_frame().map_err(RecvError::Malformed)? {
+                return decode_response(&payload, &self.limits).map_err(RecvError::Malformed);
+            }
+            match rustix::io::read(&self.stdout, &mut self.read_buf[..]) {
+                Ok(0) => return Err(RecvError::Closed),
+                Ok(n) => self.frames.extend(&self.read_buf[..n]),
+                Err(Errno::AGAIN) => match self.wait_ready(false, deadline) {
+                    Ok(true) => {}
+                    Ok(false) => return Err(RecvError::Deadline),
+                    Err(err) => return Err(RecvError::Io(err)),
+                },
+                Err(Errno::INTR) => {}
+                Err(err) => return Err(RecvError::Io(err.into())),
+            }
+        }
+    }
+
+    /// Kills the worker (if it still runs) and reaps it.
+    pub(crate) fn kill(&mut self) -> ExitInfo {
+        if let Some(exit) = self.exit {
+            return exit;
+        }
+        let _ = self.child.kill();
+        self.reap_now()
+    }
+
+    /// Gives an exiting worker a moment to finish, then kills it; returns
+    /// how it ended.
+    pub(crate) fn reap(&mut self) -> ExitInfo {
+        if let Some(exit) = self.exit {
+            return exit;
+        }
+        let deadline = Instant::now() + REAP_GRACE;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => {
+                    let exit = ExitInfo {
+                        code: status.code(),
+                        signal: status.signal(),
+                    };
+                    self.exit = Some(exit);
+                    self.drain_stderr();
+                    return exit;
+                }
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(1))
+                }
+                _ => return self.kill(),
+            }
+        }
+    }
+
+    fn reap_now(&mut self) -> ExitInfo {
+        let exit = match self.child.wait() {
+            Ok(status) => ExitInfo {
+                code: status.code(),
+                signal: status.signal(),
+            },
+            Err(_) => ExitInfo::default(),
+        };
+        self.exit = Some(exit);
+        self.drain_stderr();
+        exit
+    }
+
+    /// The last non-empty line the worker wrote to stderr.
+    pub(crate) fn last_stderr_line(&self) -> Option<String> {
+        let text = String::from_utf8_lossy(&self.stderr_tail);
+        text.lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .map(|l| l.trim().to_owned())
+    }
+}
+
+impl Drop for WorkerProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}

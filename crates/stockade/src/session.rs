@@ -1,0 +1,546 @@
+//! A session: one worker, driven turn by turn, supervised by deadlines.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use stockade_wire::{
+    CallOutcome, ConfigureLimits, ErrorKind, GuestException, LookupOutcome, PROTOCOL_VERSION,
+    PrintStream, Request, Response, Value, WireLimits, encode_request,
+};
+
+use crate::error::{CrashInfo, Error, GuestError, TimeLimit};
+use crate::host::{Args, HostFunction, HostResult};
+use crate::locate::locate_worker;
+use crate::options::SessionOptions;
+use crate::process::{ExitInfo, RecvError, SendError, WorkerProcess};
+
+/// Exit status of a worker whose allocator refused an allocation.
+const EXIT_MEMORY: i32 = 65;
+/// Exit status of a worker that refused its configuration.
+const EXIT_CONFIG: i32 = 78;
+
+type PrintFn = dyn FnMut(PrintStream, &str) + Send;
+
+/// What the worker said about itself in Ready.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerInfo {
+    pub protocol_version: u32,
+    pub worker_version: String,
+    pub engine: String,
+}
+
+/// A guest session in its own worker process. Globals persist across
+/// [`run`](Self::run) calls. Dropping the session kills the worker.
+pub struct Session {
+    worker: WorkerProcess,
+    options: SessionOptions,
+    /// Set when the session is lost; every later call returns it at once.
+    lost: Option<Error>,
+    functions: HashMap<String, HostFunction>,
+    globals: HashMap<String, Value>,
+    print: Option<Box<PrintFn>>,
+    /// Guest execution time the worker last reported.
+    elapsed: Duration,
+    info: WorkerInfo,
+    wire: WireLimits,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("pid", &self.worker.pid())
+            .field("language", &self.options.language)
+            .field("lost", &self.lost)
+            .field("elapsed", &self.elapsed)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Which deadline bounds the current wait.
+#[derive(Debug, Clone, Copy)]
+struct TurnDeadline {
+    at: Instant,
+    /// True when the `max_duration` backstop, not `request_timeout`, is nearer.
+    backstop: bool,
+}
+
+impl Session {
+    /// Starts a worker and configures it.
+    pub fn new(options: SessionOptions) -> Result<Self, Error> {
+        options.validate().map_err(Error::Configuration)?;
+        let path = locate_worker(options.worker.as_deref())?;
+        let wire = WireLimits::default();
+        let worker = WorkerProcess::spawn(&path, wire).map_err(|err| {
+            Error::Configuration(format!("cannot start the worker {}: {err}", path.display()))
+        })?;
+        let mut session = Self {
+            worker,
+            options,
+            lost: None,
+            functions: HashMap::new(),
+            globals: HashMap::new(),
+            print: None,
+            elapsed: Duration::ZERO,
+            info: WorkerInfo {
+                protocol_version: 0,
+                worker_version: String::new(),
+                engine: String::new(),
+            },
+            wire,
+        };
+        session.configure()?;
+        Ok(session)
+    }
+
+    fn configure(&mut self) -> Result<(), Error> {
+        let limits = &self.options.limits;
+        let configure = Request::Configure {
+            protocol_version: PROTOCOL_VERSION,
+            package_version: env!("CARGO_PKG_VERSION").into(),
+            language: self.options.language,
+            limits: ConfigureLimits {
+                max_duration_us: limits
+                    .max_duration
+                    .map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX)),
+                max_memory: limits.max_memory,
+                max_recursion_depth: limits.max_recursion_depth,
+                print_flush_bytes: limits.print_flush_bytes,
+                print_flush_interval_us: u32::try_from(limits.print_flush_interval.as_micros())
+                    .unwrap_or(u32::MAX),
+            },
+        };
+        let frame = encode_request(&configure, &self.wire)
+            .map_err(|e| Error::Configuration(e.to_string()))?;
+        self.send(&frame)?;
+        let deadline = self.deadline();
+        match self.recv(deadline)? {
+            Response::Ready {
+                protocol_version,
+                worker_version,
+                engine,
+            } => {
+                self.info = WorkerInfo {
+                    protocol_version,
+                    worker_version,
+                    engine,
+                };
+                Ok(())
+            }
+            Response::Fatal { message } => {
+                let err = self.fatal(message);
+                match err {
+                    // The worker refused the configuration itself (EX_CONFIG).
+                    Error::Crashed(ref info) if info.exit_code == Some(EXIT_CONFIG) => {
+                        let message = info.detail.clone().unwrap_or_else(|| info.reason.clone());
+                        Err(self.record_lost(Error::Configuration(message)))
+                    }
+                    err => Err(err),
+                }
+            }
+            other => Err(self.broken(format!(
+                "the worker answered Configure with {}",
+                response_name(&other)
+            ))),
+        }
+    }
+
+    /// What the worker said about itself when it started.
+    pub fn worker_info(&self) -> &WorkerInfo {
+        &self.info
+    }
+
+    /// The worker's process id.
+    pub fn worker_pid(&self) -> u32 {
+        self.worker.pid()
+    }
+
+    /// Guest execution time consumed so far, as the worker reported it.
+    pub fn elapsed(&self) -> Duration {
+        self.elapsed
+    }
+
+    /// Whether the session can take no more calls.
+    pub fn is_lost(&self) -> bool {
+        self.lost.is_some()
+    }
+
+    /// Makes `name` callable from the guest for the life of the session.
+    pub fn register_function(
+        &mut self,
+        name: &str,
+        function: impl FnMut(Args) -> HostResult + Send + 'static,
+    ) {
+        self.functions
+            .insert(name.to_owned(), HostFunction::new(function));
+    }
+
+    /// Makes `name` callable from the guest, running `function`'s future on
+    /// `runtime`. Call the session from outside that runtime's own threads
+    /// (from async code, use `AsyncSession`, which does).
+    #[cfg(feature = "tokio")]
+    pub fn register_async_function<F, Fut>(
+        &mut self,
+        name: &str,
+        runtime: tokio::runtime::Handle,
+        function: F,
+    ) where
+        F: Fn(Args) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = HostResult> + Send + 'static,
+    {
+        self.register_function(name, move |args| {
+            let (tx, rx) = std::sync::mpsc::sync_channel(1);
+            let future = function(args);
+            runtime.spawn(async move {
+                let _ = tx.send(future.await);
+            });
+            rx.recv().unwrap_or_else(|_| {
+                Err(crate::host::HostError::runtime_error(
+                    "the host function's task ended without a result",
+                ))
+            })
+        });
+    }
+
+    /// Answers guest lookups of the undefined name `name` with `value`. The
+    /// value is checked now, so a value that cannot cross fails here.
+    pub fn set_global(&mut self, name: &str, value: Value) -> Result<(), Error> {
+        check_input(name, &value, &self.wire)?;
+        self.globals.insert(name.to_owned(), value);
+        Ok(())
+    }
+
+    /// Receives guest print output as it arrives.
+    pub fn on_print(&mut self, callback: impl FnMut(PrintStream, &str) + Send + 'static) {
+        self.print = Some(Box::new(callback));
+    }
+
+    /// Runs `code`; returns the value of its trailing expression (`None` if it has none).
+    pub fn run(&mut self, code: &str) -> Result<Value, Error> {
+        self.run_with_inputs(code, Vec::new())
+    }
+
+    /// Binds `inputs` as globals, then runs `code`.
+    pub fn run_with_inputs(
+        &mut self,
+        code: &str,
+        inputs: Vec<(String, Value)>,
+    ) -> Result<Value, Error> {
+        if let Some(err) = &self.lost {
+            return Err(err.clone());
+        }
+        for (name, value) in &inputs {
+            check_input(name, value, &self.wire)?;
+        }
+        let frame = encode_request(
+            &Request::Feed {
+                code: code.to_owned(),
+                inputs,
+            },
+            &self.wire,
+        )
+        .map_err(|err| Error::Conversion(format!("the feed cannot be sent: {err}")))?;
+        self.send(&frame)?;
+        self.serve_turn()
+    }
+
+    /// Ends the session: asks the worker to exit, then reaps it.
+    pub fn close(mut self) {
+        if self.lost.is_none()
+            && let Ok(frame) = encode_request(&Request::Close, &self.wire)
+        {
+            let _ = self
+                .worker
+                .send(&frame, Instant::now() + Duration::from_millis(100));
+            self.worker.reap();
+        }
+    }
+
+    /// Serves the worker's messages until the feed completes or fails.
+    fn serve_turn(&mut self) -> Result<Value, Error> {
+        let mut deadline = self.deadline();
+        loop {
+            let response = self.recv(deadline)?;
+            if let Some(us) = response.elapsed_us() {
+                self.elapsed = Duration::from_micros(us);
+            }
+            match response {
+                Response::Print { stream, text } => {
+                    if let Some(print) = &mut self.print {
+                        print(stream, &text);
+                    }
+                }
+                Response::Call {
+                    call_id,
+                    name,
+                    args,
+                    kwargs,
+                    ..
+                } => {
+                    let Some(function) = self.functions.get_mut(&name) else {
+                        return Err(self.broken(format!(
+                            "the worker called host function {name:?}, which it was never given"
+                        )));
+                    };
+                    let outcome = function.invoke(
+                        &name,
+                        Args {
+                            positional: args,
+                            keyword: kwargs,
+                        },
+                    );
+                    let frame = match encode_request(
+                        &Request::Resume { call_id, outcome },
+                        &self.wire,
+                    ) {
+                        Ok(frame) => frame,
+                        Err(err) => {
+                            let refusal = CallOutcome::Raise(GuestException::new(
+                                "TypeError",
+                                &format!(
+                                    "host function {name:?} returned a value that cannot cross: {err}"
+                                ),
+                            ));
+                            encode_request(
+                                &Request::Resume {
+                                    call_id,
+                                    outcome: refusal,
+                                },
+                                &self.wire,
+                            )
+                            .map_err(|e| Error::Conversion(e.to_string()))?
+                        }
+                    };
+                    self.send(&frame)?;
+                    deadline = self.deadline();
+                }
+                Response::Lookup { name, .. } => {
+                    let outcome = if self.functions.contains_key(&name) {
+                        LookupOutcome::Function
+                    } else if let Some(value) = self.globals.get(&name) {
+                        LookupOutcome::Value(value.clone())
+                    } else {
+                        LookupOutcome::Undefined
+                    };
+                    let frame = encode_request(&Request::LookupReply(outcome), &self.wire)
+                        .map_err(|e| Error::Conversion(e.to_string()))?;
+                    self.send(&frame)?;
+                    deadline = self.deadline();
+                }
+                Response::Complete { value, .. } => return Ok(value),
+                Response::Error {
+                    kind,
+                    exception,
+                    traceback,
+                    ..
+                } => return Err(self.guest_failure(kind, exception, traceback)),
+                Response::Fatal { message } => return Err(self.fatal(message)),
+                Response::Ready { .. } => {
+                    return Err(self.broken("the worker sent Ready in the middle of a turn".into()));
+                }
+            }
+        }
+    }
+
+    fn guest_failure(
+        &self,
+        kind: ErrorKind,
+        exception: GuestException,
+        traceback: String,
+    ) -> Error {
+        let guest = GuestError {
+            type_name: exception.type_name,
+            message: exception.message,
+            traceback,
+        };
+        match kind {
+            ErrorKind::Exception => Error::Guest(guest),
+            ErrorKind::Syntax => Error::Syntax(guest),
+            ErrorKind::Timeout => Error::Timeout {
+                limit: TimeLimit::MaxDuration,
+                after: self.options.limits.max_duration.unwrap_or_default(),
+            },
+            ErrorKind::Memory => Error::Memory {
+                detail: guest.message,
+                worker_died: false,
+            },
+            ErrorKind::Protocol => Error::Protocol(guest.message),
+            ErrorKind::Conversion => Error::Conversion(guest.message),
+        }
+    }
+
+    /// The deadline for the next reply: `request_timeout` from now, or the
+    /// remaining `max_duration` budget plus grace, whichever is nearer.
+    fn deadline(&self) -> TurnDeadline {
+        let now = Instant::now();
+        let hard = now + self.options.request_timeout;
+        if let Some(max) = self.options.limits.max_duration {
+            let backstop = now + max.saturating_sub(self.elapsed) + self.options.duration_grace;
+            if backstop < hard {
+                return TurnDeadline {
+                    at: backstop,
+                    backstop: true,
+                };
+            }
+        }
+        TurnDeadline {
+            at: hard,
+            backstop: false,
+        }
+    }
+
+    fn send(&mut self, frame: &[u8]) -> Result<(), Error> {
+        let deadline = Instant::now()
+            + self
+                .options
+                .write_stall_timeout
+                .min(self.options.request_timeout);
+        match self.worker.send(frame, deadline) {
+            Ok(()) => Ok(()),
+            Err(SendError::Stalled) => Err(self.lose(CrashInfo {
+                reason: format!(
+                    "the worker stopped reading its input for {:?}; it was killed",
+                    self.options.write_stall_timeout
+                ),
+                ..CrashInfo::default_killed()
+            })),
+            Err(SendError::Closed) => Err(self.exited("the worker closed its input")),
+            Err(SendError::Io(err)) => {
+                Err(self.broken(format!("cannot write to the worker: {err}")))
+            }
+        }
+    }
+
+    fn recv(&mut self, deadline: TurnDeadline) -> Result<Response, Error> {
+        match self.worker.recv(Some(deadline.at)) {
+            Ok(response) => Ok(response),
+            Err(RecvError::Deadline) if deadline.backstop => {
+                let budget = self.options.limits.max_duration.unwrap_or_default();
+                Err(self.lose(CrashInfo {
+                    reason: format!(
+                        "the worker ran past its max_duration budget of {budget:?} plus {:?} grace; it was killed",
+                        self.options.duration_grace
+                    ),
+                    timed_out: true,
+                    ..CrashInfo::default_killed()
+                }))
+            }
+            Err(RecvError::Deadline) => {
+                self.worker.kill();
+                let err = Error::Timeout {
+                    limit: TimeLimit::RequestTimeout,
+                    after: self.options.request_timeout,
+                };
+                self.lost = Some(err.clone());
+                Err(err)
+            }
+            Err(RecvError::Closed) => Err(self.exited("the worker closed its output")),
+            Err(RecvError::Malformed(err)) => {
+                Err(self.broken(format!("the worker sent a malformed frame: {err}")))
+            }
+            Err(RecvError::Io(err)) => {
+                Err(self.broken(format!("cannot read from the worker: {err}")))
+            }
+        }
+    }
+
+    /// The worker announced a fatal error and is exiting.
+    fn fatal(&mut self, message: String) -> Error {
+        let exit = self.worker.reap();
+        self.record_lost(Error::Crashed(CrashInfo {
+            reason: "the worker stopped with a fatal error".into(),
+            exit_code: exit.code,
+            signal: exit.signal,
+            detail: Some(message),
+            timed_out: false,
+        }))
+    }
+
+    /// The worker's pipe closed: find out how it ended and name the cause.
+    fn exited(&mut self, what: &str) -> Error {
+        let exit = self.worker.reap();
+        let detail = self.worker.last_stderr_line();
+        if exit.code == Some(EXIT_MEMORY) {
+            return self.record_lost(Error::Memory {
+                detail: detail
+                    .unwrap_or_else(|| "the worker's allocator refused an allocation".into()),
+                worker_died: true,
+            });
+        }
+        self.record_lost(Error::Crashed(crash_info(what, exit, detail)))
+    }
+
+    /// The worker broke the protocol: kill it and lose the session.
+    fn broken(&mut self, reason: String) -> Error {
+        self.lose(CrashInfo {
+            reason,
+            ..CrashInfo::default_killed()
+        })
+    }
+
+    fn lose(&mut self, mut info: CrashInfo) -> Error {
+        let exit = self.worker.kill();
+        info.exit_code = exit.code;
+        info.signal = exit.signal;
+        if info.detail.is_none() {
+            info.detail = self.worker.last_stderr_line();
+        }
+        self.record_lost(Error::Crashed(info))
+    }
+
+    fn record_lost(&mut self, err: Error) -> Error {
+        self.lost = Some(err.clone());
+        err
+    }
+}
+
+fn crash_info(what: &str, exit: ExitInfo, detail: Option<String>) -> CrashInfo {
+    let reason = match (exit.code, exit.signal) {
+        (_, Some(signal)) => format!("{what}: it was killed by signal {signal}"),
+        (Some(code), _) => format!("{what}: it exited with status {code}"),
+        (None, None) => what.to_owned(),
+    };
+    CrashInfo {
+        reason,
+        exit_code: exit.code,
+        signal: exit.signal,
+        detail,
+        timed_out: false,
+    }
+}
+
+impl CrashInfo {
+    fn default_killed() -> Self {
+        CrashInfo {
+            reason: String::new(),
+            exit_code: None,
+            signal: None,
+            detail: None,
+            timed_out: false,
+        }
+    }
+}
+
+/// Checks that a host value can be an input: no output-only parts, and
+/// within the wire's bounds.
+fn check_input(name: &str, value: &Value, wire: &WireLimits) -> Result<(), Error> {
+    if let Some(path) = value.output_only_part() {
+        return Err(Error::Conversion(format!(
+            "input {name:?}: the value at {name}{path} is a repr or cycle marker, which cannot be an input"
+        )));
+    }
+    stockade_wire::encode_value(value, wire)
+        .map(|_| ())
+        .map_err(|err| Error::Conversion(format!("input {name:?}: {err}")))
+}
+
+fn response_name(response: &Response) -> &'static str {
+    match response {
+        Response::Ready { .. } => "Ready",
+        Response::Print { .. } => "Print",
+        Response::Call { .. } => "Call",
+        Response::Lookup { .. } => "Lookup",
+        Response::Complete { .. } => "Complete",
+        Response::Error { .. } => "Error",
+        Response::Fatal { .. } => "Fatal",
+    }
+}
