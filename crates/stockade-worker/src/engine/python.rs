@@ -1,11 +1,12 @@
 //! The Python engine: a monty REPL whose globals persist across feeds.
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use monty::{MontyRepl, ReplProgress, ReplStartError};
 use monty_types::{
-    CompileOptions, ExcType, MontyException, MontyObject, NameLookupResult, PrintWriter,
-    ResourceLimits, ResourceTracker,
+    CompileOptions, ExcType, ExtFunctionResult, MontyException, MontyObject, NameLookupResult,
+    PrintWriter, ResourceLimits, ResourceTracker,
 };
 use stockade_wire::{
     CallOutcome, ConfigureLimits, ErrorKind, GuestException, LookupOutcome, MAX_TRACEBACK,
@@ -25,6 +26,11 @@ pub struct PythonEngine {
     max_duration: Option<Duration>,
     /// Elapsed time at the end of the last feed, for replies outside a feed.
     elapsed: Duration,
+    /// Names the host has confirmed are host functions. monty suspends a
+    /// call of any undefined name as a function call; the worker asks the
+    /// host about a name first, so the host only ever sees Calls of
+    /// functions it gave.
+    host_functions: HashSet<String>,
 }
 
 impl PythonEngine {
@@ -47,6 +53,7 @@ impl PythonEngine {
             repl: Some(repl),
             max_duration: resource_limits.max_duration,
             elapsed: Duration::ZERO,
+            host_functions: HashSet::new(),
         }
     }
 
@@ -184,6 +191,38 @@ impl Engine for PythonEngine {
                     });
                 }
                 ReplProgress::FunctionCall(mut call) => {
+                    if !self.host_functions.contains(&call.function_name) {
+                        let name = call.function_name.clone();
+                        let refusal = match link.lookup(elapsed, name.clone()) {
+                            Ok(LookupOutcome::Function) => {
+                                self.host_functions.insert(name.clone());
+                                None
+                            }
+                            Ok(LookupOutcome::Undefined) => Some(ExtFunctionResult::NotFound(name)),
+                            Ok(LookupOutcome::Value(value)) => {
+                                Some(ExtFunctionResult::Error(MontyException::new(
+                                    ExcType::TypeError,
+                                    Some(format!("'{}' object is not callable", value.kind())),
+                                )))
+                            }
+                            Err(Interrupt::Closed) => return Err(Closed),
+                            Err(Interrupt::Abort { kind, message }) => {
+                                let result = call.abort(
+                                    runtime_error(&message),
+                                    PrintWriter::Callback(&mut link.sink()),
+                                );
+                                step = match self.aborted(result, kind) {
+                                    Step::Next(result) => result,
+                                    Step::Done(reply) => return Ok(reply),
+                                };
+                                continue;
+                            }
+                        };
+                        if let Some(refusal) = refusal {
+                            step = call.resume(refusal, PrintWriter::Callback(&mut link.sink()));
+                            continue;
+                        }
+                    }
                     let args = std::mem::take(&mut call.args)
                         .into_iter()
                         .map(to_wire)
