@@ -33,4 +33,6 @@ pub use host::{Args, HostError, HostResult};
 pub use locate::{WORKER_ENV, WORKER_NAME, locate_worker};
 pub use options::{Language, Limits, SessionOptions};
 pub use session::{Session, WorkerInfo};
-pub use stockade_wire::{BigInt, Date, DateTime, PrintStream, Time, TimeDelta, Value};
+pub use stockade_wire::{
+    BigInt, Date, DateTime, PROTOCOL_VERSION, PrintStream, Time, TimeDelta, Value,
+};

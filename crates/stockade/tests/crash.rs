@@ -1,0 +1,206 @@
+//! Workers that die or misbehave: the session is lost with a clear error,
+//! and the host never aborts or hangs. Fake workers are shell scripts that
+//! write prepared frames; the rest are real workers killed from outside.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use stockade::{Error, Language, Session, SessionOptions, TimeLimit, Value};
+use stockade_wire::{Response, WireLimits, encode_response};
+
+static FAKES: AtomicUsize = AtomicUsize::new(0);
+
+/// Writes a fake worker that prints `frames` then runs `then` (shell).
+fn fake_worker(frames: &[u8], then: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "stockade-fake-{}-{}",
+        std::process::id(),
+        FAKES.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let frames_path = dir.join("frames.bin");
+    std::fs::write(&frames_path, frames).unwrap();
+    let script = dir.join("worker.sh");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\ncat '{}'\n{then}\n", frames_path.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+fn frame(response: &Response) -> Vec<u8> {
+    encode_response(response, &WireLimits::default()).unwrap()
+}
+
+fn ready() -> Vec<u8> {
+    frame(&Response::Ready {
+        protocol_version: 1,
+        worker_version: "fake".into(),
+        engine: "fake".into(),
+    })
+}
+
+fn options(worker: PathBuf) -> SessionOptions {
+    SessionOptions::new(Language::Python)
+        .worker(worker)
+        .request_timeout(Duration::from_secs(10))
+}
+
+fn crash_of(result: Result<Value, Error>) -> stockade::CrashInfo {
+    match result {
+        Err(Error::Crashed(info)) => info,
+        other => panic!("expected a crash, got {other:?}"),
+    }
+}
+
+fn host_still_works() {
+    let mut session = Session::new(SessionOptions::new(Language::Python)).unwrap();
+    assert_eq!(session.run("'alive'").unwrap(), Value::Str("alive".into()));
+}
+
+#[test]
+fn a_worker_that_writes_garbage_is_killed_and_the_session_lost() {
+    let mut bytes = ready();
+    bytes.extend_from_slice(&[5, 0, 0, 0, 0xee, 0xee, 0xee, 0xee, 0xee]);
+    let mut session = Session::new(options(fake_worker(&bytes, "exec sleep 30"))).unwrap();
+    let info = crash_of(session.run("1"));
+    assert!(info.reason.contains("malformed frame"), "{info}");
+    assert!(info.reason.contains("unknown message tag 0xee"), "{info}");
+    assert_eq!(info.signal, Some(9), "the host killed it");
+    assert!(session.is_lost());
+    assert_eq!(
+        crash_of(session.run("1")),
+        info,
+        "later calls fail at once with the same error"
+    );
+    host_still_works();
+}
+
+#[test]
+fn a_worker_that_announces_an_oversized_frame_is_killed_before_the_body() {
+    let mut bytes = ready();
+    bytes.extend_from_slice(&u32::MAX.to_le_bytes());
+    let mut session = Session::new(options(fake_worker(&bytes, "exec sleep 30"))).unwrap();
+    let info = crash_of(session.run("1"));
+    assert!(info.reason.contains("frame limit"), "{info}");
+    host_still_works();
+}
+
+#[test]
+fn a_worker_that_exits_at_once_reports_its_status_and_last_words() {
+    let worker = fake_worker(b"", "echo 'fake worker: cannot go on' >&2\nexit 3");
+    match Session::new(options(worker)) {
+        Err(Error::Crashed(info)) => {
+            assert_eq!(info.exit_code, Some(3));
+            assert_eq!(info.detail.as_deref(), Some("fake worker: cannot go on"));
+        }
+        other => panic!("expected a crash, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_worker_that_never_answers_hits_request_timeout() {
+    let worker = fake_worker(&ready(), "exec sleep 30");
+    let mut session =
+        Session::new(options(worker).request_timeout(Duration::from_millis(300))).unwrap();
+    assert!(matches!(
+        session.run("1"),
+        Err(Error::Timeout {
+            limit: TimeLimit::RequestTimeout,
+            ..
+        })
+    ));
+    assert!(session.is_lost());
+}
+
+#[test]
+fn the_max_duration_backstop_kills_a_worker_that_does_not_stop_itself() {
+    let worker = fake_worker(&ready(), "exec sleep 30");
+    let options = options(worker).max_duration(Duration::from_millis(200));
+    let mut session = Session::new(options).unwrap();
+    let err = session.run("1").unwrap_err();
+    assert!(err.is_time_limit(), "{err:?}");
+    let Error::Crashed(info) = err else {
+        panic!("expected a crash")
+    };
+    assert!(info.timed_out);
+    assert!(info.reason.contains("max_duration"), "{info}");
+}
+
+#[test]
+fn a_worker_that_calls_a_function_it_was_never_given_is_killed() {
+    let mut bytes = ready();
+    bytes.extend(frame(&Response::Call {
+        elapsed_us: 0,
+        call_id: 0,
+        name: "delete_everything".into(),
+        args: vec![],
+        kwargs: vec![],
+    }));
+    let mut session = Session::new(options(fake_worker(&bytes, "exec sleep 30"))).unwrap();
+    session.register_function("harmless", |_| Ok(Value::None));
+    let info = crash_of(session.run("harmless()"));
+    assert!(
+        info.reason
+            .contains("\"delete_everything\", which it was never given"),
+        "{info}"
+    );
+}
+
+#[test]
+fn a_worker_that_sends_ready_mid_turn_is_killed() {
+    let mut bytes = ready();
+    bytes.extend(ready());
+    let mut session = Session::new(options(fake_worker(&bytes, "exec sleep 30"))).unwrap();
+    let info = crash_of(session.run("1"));
+    assert!(
+        info.reason.contains("Ready in the middle of a turn"),
+        "{info}"
+    );
+}
+
+#[test]
+fn a_fatal_message_is_carried_in_the_crash() {
+    let mut bytes = ready();
+    bytes.extend(frame(&Response::Fatal {
+        message: "engine state corrupted".into(),
+    }));
+    let mut session = Session::new(options(fake_worker(&bytes, "exit 70"))).unwrap();
+    let info = crash_of(session.run("1"));
+    assert_eq!(info.detail.as_deref(), Some("engine state corrupted"));
+    assert_eq!(info.exit_code, Some(70));
+}
+
+#[test]
+fn a_worker_killed_mid_turn_is_reported_as_crashed_with_its_signal() {
+    let mut session = Session::new(SessionOptions::new(Language::Python)).unwrap();
+    let pid = session.worker_pid();
+    let killer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        let pid = rustix::process::Pid::from_raw(i32::try_from(pid).unwrap()).unwrap();
+        rustix::process::kill_process(pid, rustix::process::Signal::KILL).unwrap();
+    });
+    let info = crash_of(session.run("while True:\n    pass"));
+    killer.join().unwrap();
+    assert_eq!(info.signal, Some(9));
+    assert!(info.reason.contains("killed by signal 9"), "{info}");
+    assert!(session.is_lost());
+    assert!(matches!(session.run("1"), Err(Error::Crashed(_))));
+    host_still_works();
+}
+
+#[test]
+fn a_missing_worker_binary_is_a_configuration_error_naming_it() {
+    let options = SessionOptions::new(Language::Python).worker("/nonexistent/stockade-worker");
+    match Session::new(options) {
+        Err(Error::Configuration(message)) => assert!(
+            message.contains("/nonexistent/stockade-worker"),
+            "{message}"
+        ),
+        other => panic!("expected a configuration error, got {other:?}"),
+    }
+}

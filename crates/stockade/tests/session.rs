@@ -1,0 +1,408 @@
+//! Sessions on real workers: state, inputs, host functions, lookups, prints
+//! and values.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use stockade::{
+    BigInt, Date, DateTime, Error, HostError, Language, PrintStream, Session, SessionOptions, Time,
+    TimeDelta, Value,
+};
+
+fn python() -> Session {
+    Session::new(SessionOptions::new(Language::Python)).expect("a Python session starts")
+}
+
+fn s(text: &str) -> Value {
+    Value::Str(text.to_owned())
+}
+
+#[test]
+fn state_persists_across_feeds() {
+    let mut session = python();
+    assert_eq!(
+        session
+            .run("x = 40\ndef inc(n):\n    return n + 1")
+            .unwrap(),
+        Value::None
+    );
+    assert_eq!(session.run("x = inc(x)").unwrap(), Value::None);
+    assert_eq!(session.run("inc(x)").unwrap(), Value::Int(42));
+}
+
+#[test]
+fn the_trailing_expression_is_the_result() {
+    let mut session = python();
+    assert_eq!(session.run("a = 2\na * 21").unwrap(), Value::Int(42));
+    assert_eq!(session.run("b = 1").unwrap(), Value::None);
+}
+
+#[test]
+fn inputs_are_bound_as_globals_and_persist() {
+    let mut session = python();
+    let inputs = vec![(
+        "items".to_owned(),
+        Value::List(vec![Value::Int(1), Value::Int(2)]),
+    )];
+    assert_eq!(
+        session.run_with_inputs("sum(items)", inputs).unwrap(),
+        Value::Int(3)
+    );
+    assert_eq!(session.run("len(items)").unwrap(), Value::Int(2));
+}
+
+#[test]
+fn host_functions_receive_positional_and_keyword_arguments() {
+    let mut session = python();
+    session.register_function("describe", |args| {
+        let positional: Vec<String> = args.positional.iter().map(ToString::to_string).collect();
+        let keyword: Vec<String> = args
+            .keyword
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        Ok(Value::Str(format!(
+            "{} | {}",
+            positional.join(","),
+            keyword.join(",")
+        )))
+    });
+    assert_eq!(
+        session
+            .run("describe(1, 'two', [3], flag=True, n=None)")
+            .unwrap(),
+        s("1,'two',[3] | flag=True,n=None")
+    );
+}
+
+#[test]
+fn a_host_function_can_be_passed_around_and_called_by_reference() {
+    let mut session = python();
+    session.register_function("double", |args| match args.get(0) {
+        Some(Value::Int(i)) => Ok(Value::Int(i * 2)),
+        other => Err(HostError::type_error(format!(
+            "double() takes an int, not {other:?}"
+        ))),
+    });
+    assert_eq!(
+        session.run("g = double\n[g(i) for i in range(3)]").unwrap(),
+        Value::List(vec![Value::Int(0), Value::Int(2), Value::Int(4)])
+    );
+}
+
+#[test]
+fn an_exception_raised_by_a_host_function_is_catchable_in_the_guest() {
+    let mut session = python();
+    session.register_function("fetch", |_| {
+        Err(HostError::new("KeyError", "no such record"))
+    });
+    let code =
+        "try:\n    fetch('x')\nexcept KeyError as e:\n    result = 'caught: ' + str(e)\nresult";
+    assert_eq!(session.run(code).unwrap(), s("caught: 'no such record'"));
+    match session.run("fetch('y')") {
+        Err(Error::Guest(guest)) => {
+            assert_eq!(guest.type_name, "KeyError");
+            assert!(
+                guest.traceback.contains("fetch('y')"),
+                "{}",
+                guest.traceback
+            );
+        }
+        other => panic!("expected the KeyError to reach the host, got {other:?}"),
+    }
+    assert_eq!(
+        session.run("1 + 1").unwrap(),
+        Value::Int(2),
+        "the session lives"
+    );
+}
+
+#[test]
+fn a_panicking_host_function_raises_in_the_guest_and_the_host_survives() {
+    let mut session = python();
+    session.register_function("bad", |_| panic!("host bug"));
+    match session.run("bad()") {
+        Err(Error::Guest(guest)) => {
+            assert_eq!(guest.type_name, "RuntimeError");
+            assert!(guest.message.contains("panicked"), "{}", guest.message);
+        }
+        other => panic!("expected a RuntimeError, got {other:?}"),
+    }
+    assert_eq!(session.run("'still here'").unwrap(), s("still here"));
+}
+
+#[test]
+fn undefined_names_are_looked_up_on_the_host() {
+    let mut session = python();
+    session
+        .set_global("config", Value::Dict(vec![(s("mode"), s("fast"))]))
+        .unwrap();
+    assert_eq!(session.run("config['mode']").unwrap(), s("fast"));
+    match session.run("missing_name + 1") {
+        Err(Error::Guest(guest)) => assert_eq!(guest.type_name, "NameError"),
+        other => panic!("expected NameError, got {other:?}"),
+    }
+    match session.run("missing_function(1)") {
+        Err(Error::Guest(guest)) => assert_eq!(guest.type_name, "NameError"),
+        other => panic!("expected NameError for an unknown function, got {other:?}"),
+    }
+    match session.run("config(1)") {
+        Err(Error::Guest(guest)) => assert_eq!(guest.type_name, "TypeError"),
+        other => panic!("expected TypeError for calling a value, got {other:?}"),
+    }
+}
+
+#[test]
+fn prints_reach_the_callback_in_order_around_host_calls() {
+    let events = Arc::new(Mutex::new(Vec::<String>::new()));
+    let mut session = python();
+    let printed = Arc::clone(&events);
+    session.on_print(move |stream, text| {
+        assert_eq!(stream, PrintStream::Stdout);
+        printed.lock().unwrap().push(format!("print:{text}"));
+    });
+    let called = Arc::clone(&events);
+    session.register_function("step", move |args| {
+        called
+            .lock()
+            .unwrap()
+            .push(format!("call:{}", args.positional[0]));
+        Ok(Value::None)
+    });
+    session
+        .run("print('a')\nstep(1)\nprint('b', 'c')\nstep(2)\nprint('d')")
+        .unwrap();
+    let events = events.lock().unwrap().concat();
+    assert_eq!(events, "print:a\ncall:1print:b c\ncall:2print:d\n");
+}
+
+fn all_kinds() -> Vec<(String, Value)> {
+    let big: BigInt = BigInt::from(2).pow(100) * -1;
+    vec![
+        ("none".into(), Value::None),
+        ("flag".into(), Value::Bool(true)),
+        ("small".into(), Value::Int(-7)),
+        ("big".into(), Value::BigInt(big)),
+        ("real".into(), Value::Float(2.5)),
+        ("text".into(), s("naïve ☃")),
+        ("blob".into(), Value::Bytes(vec![0, 255, 10])),
+        (
+            "items".into(),
+            Value::List(vec![Value::Int(1), s("x"), Value::None]),
+        ),
+        (
+            "pair".into(),
+            Value::Tuple(vec![Value::Int(1), Value::Float(0.5)]),
+        ),
+        (
+            "mapping".into(),
+            Value::Dict(vec![
+                (
+                    Value::Tuple(vec![Value::Int(1), Value::Int(2)]),
+                    s("tuple key"),
+                ),
+                (Value::Int(3), Value::List(vec![])),
+            ]),
+        ),
+        ("members".into(), Value::Set(vec![Value::Int(5)])),
+        ("frozen".into(), Value::FrozenSet(vec![s("f")])),
+        (
+            "day".into(),
+            Value::Date(Date {
+                year: 2024,
+                month: 2,
+                day: 29,
+            }),
+        ),
+        (
+            "moment".into(),
+            Value::DateTime(DateTime {
+                date: Date {
+                    year: 2026,
+                    month: 11,
+                    day: 30,
+                },
+                time: Time {
+                    hour: 1,
+                    minute: 2,
+                    second: 3,
+                    microsecond: 456,
+                    offset_seconds: Some(3600),
+                },
+            }),
+        ),
+        (
+            "clock".into(),
+            Value::Time(Time {
+                hour: 23,
+                minute: 59,
+                second: 0,
+                microsecond: 0,
+                offset_seconds: None,
+            }),
+        ),
+        (
+            "span".into(),
+            Value::TimeDelta(TimeDelta {
+                days: -2,
+                seconds: 30,
+                microseconds: 7,
+            }),
+        ),
+    ]
+}
+
+#[test]
+fn every_value_kind_round_trips_through_the_guest() {
+    let mut session = python();
+    for (name, value) in all_kinds() {
+        let back = session
+            .run_with_inputs(&name, vec![(name.clone(), value.clone())])
+            .unwrap();
+        assert_eq!(back, value, "{name} came back changed");
+    }
+}
+
+#[test]
+fn every_value_kind_round_trips_through_a_host_function() {
+    let mut session = python();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    session.register_function("echo", move |args| {
+        sink.lock().unwrap().push(args.positional[0].clone());
+        Ok(args.positional[0].clone())
+    });
+    for (name, value) in all_kinds() {
+        let back = session
+            .run_with_inputs(
+                &format!("echo({name})"),
+                vec![(name.clone(), value.clone())],
+            )
+            .unwrap();
+        assert_eq!(back, value, "{name} came back changed");
+    }
+    assert_eq!(seen.lock().unwrap().len(), all_kinds().len());
+}
+
+#[test]
+fn python_values_are_built_in_the_guest_and_read_on_the_host() {
+    let mut session = python();
+    let value = session
+        .run("import datetime\n{'d': datetime.date(2020, 1, 31), 'big': 2**70, 'set': {1}, 'exc': ValueError('v')}")
+        .unwrap();
+    let Value::Dict(pairs) = value else {
+        panic!("expected a dict")
+    };
+    assert_eq!(
+        pairs[0],
+        (
+            s("d"),
+            Value::Date(Date {
+                year: 2020,
+                month: 1,
+                day: 31
+            })
+        )
+    );
+    assert_eq!(pairs[1].1, Value::BigInt(BigInt::from(2).pow(70)));
+    assert_eq!(pairs[2].1, Value::Set(vec![Value::Int(1)]));
+    assert!(
+        matches!(&pairs[3].1, Value::Exception(e) if e.type_name == "ValueError" && e.message == "v")
+    );
+}
+
+#[test]
+fn guest_values_with_no_equivalent_cross_as_their_repr_and_cycles_as_markers() {
+    let mut session = python();
+    match session.run("def f():\n    pass\nf").unwrap() {
+        Value::Repr(text) => assert!(text.contains("function"), "{text}"),
+        other => panic!("expected a repr, got {other:?}"),
+    }
+    let cyclic = session.run("a = [1]\na.append(a)\na").unwrap();
+    assert_eq!(
+        cyclic,
+        Value::List(vec![Value::Int(1), Value::Cycle("[...]".into())])
+    );
+}
+
+#[test]
+fn output_only_values_are_refused_as_inputs_naming_the_path() {
+    let mut session = python();
+    let input = Value::Dict(vec![(s("k"), Value::List(vec![Value::Repr("<x>".into())]))]);
+    match session.run_with_inputs("data", vec![("data".into(), input)]) {
+        Err(Error::Conversion(message)) => assert!(message.contains("data['k'][0]"), "{message}"),
+        other => panic!("expected a conversion error, got {other:?}"),
+    }
+    assert_eq!(
+        session.run("1").unwrap(),
+        Value::Int(1),
+        "the session lives"
+    );
+}
+
+#[test]
+fn a_host_function_result_too_deep_for_the_wire_is_a_catchable_error_in_the_guest() {
+    let mut session = python();
+    session.register_function("deep", |_| {
+        let mut value = Value::None;
+        for _ in 0..100 {
+            value = Value::List(vec![value]);
+        }
+        Ok(value)
+    });
+    let code =
+        "try:\n    deep()\n    r = 'no error'\nexcept TypeError as e:\n    r = 'TypeError'\nr";
+    assert_eq!(session.run(code).unwrap(), s("TypeError"));
+}
+
+#[test]
+fn a_syntax_error_is_its_own_error_and_the_session_lives() {
+    let mut session = python();
+    session.run("kept = 1").unwrap();
+    assert!(matches!(session.run("def broken(:"), Err(Error::Syntax(_))));
+    assert_eq!(session.run("kept").unwrap(), Value::Int(1));
+}
+
+#[test]
+fn the_worker_starts_with_an_empty_environment() {
+    let session = python();
+    let environ = std::fs::read(format!("/proc/{}/environ", session.worker_pid())).unwrap();
+    assert!(
+        environ.is_empty(),
+        "the worker inherited {:?}",
+        String::from_utf8_lossy(&environ)
+    );
+}
+
+#[test]
+fn the_worker_reports_itself_in_ready() {
+    let session = python();
+    let info = session.worker_info();
+    assert_eq!(info.protocol_version, stockade::PROTOCOL_VERSION);
+    assert!(info.engine.starts_with("python"), "{}", info.engine);
+}
+
+#[test]
+fn operating_system_calls_are_refused_inside_the_guest() {
+    let mut session = python();
+    let code = "import os\ntry:\n    os.getenv('HOME')\n    r = 'allowed'\nexcept PermissionError as e:\n    r = 'refused'\nr";
+    assert_eq!(session.run(code).unwrap(), s("refused"));
+}
+
+#[test]
+fn elapsed_guest_time_is_reported() {
+    let mut session = python();
+    session
+        .run("n = 0\nfor i in range(100000):\n    n += i")
+        .unwrap();
+    assert!(session.elapsed() > Duration::ZERO);
+}
+
+#[test]
+fn closing_a_session_ends_its_worker() {
+    let session = python();
+    let pid = session.worker_pid();
+    session.close();
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"));
+    assert!(status.is_err(), "worker {pid} is still present after close");
+}
