@@ -1,6 +1,9 @@
 //! The `stockade` command: runs a file in a supervised worker and reports
 //! the outcome through its exit status.
 
+// Nothing a guest, a worker or a peer controls may reach a panic.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 mod exit;
 mod run;
 

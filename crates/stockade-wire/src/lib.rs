@@ -6,6 +6,9 @@
 //! sides of a connection use the same [`WireLimits`], and the encoder applies
 //! them too, so a value that encodes also decodes.
 
+// Nothing a guest, a worker or a peer controls may reach a panic.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 mod codec;
 mod error;
 mod exception;

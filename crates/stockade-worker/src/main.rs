@@ -4,6 +4,9 @@
 //! drives turns; the worker exits when its input closes or on Close. Exit
 //! statuses follow sysexits.h where one fits (see `docs/limits.md`).
 
+// Nothing a guest, a worker or a peer controls may reach a panic.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 mod alloc;
 mod engine;
 mod link;

@@ -17,6 +17,9 @@
 //! The host never links an interpreter: guest code runs only in the worker
 //! binary (`stockade-worker`), found as [`locate_worker`] describes.
 
+// Nothing a guest, a worker or a peer controls may reach a panic.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 #[cfg(feature = "tokio")]
 mod async_session;
 mod error;
