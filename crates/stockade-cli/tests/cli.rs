@@ -1,0 +1,235 @@
+//! `stockade run` end to end: output, results and every exit status.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const STOCKADE: &str = env!("CARGO_BIN_EXE_stockade");
+
+static FILES: AtomicUsize = AtomicUsize::new(0);
+
+fn script(name: &str, body: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "stockade-cli-{}-{}",
+        std::process::id(),
+        FILES.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, body).unwrap();
+    path
+}
+
+fn stockade(args: &[&str]) -> Output {
+    Command::new(STOCKADE).args(args).output().unwrap()
+}
+
+fn run_code(code: &str, extra: &[&str]) -> Output {
+    let path = script("guest.py", code.as_bytes());
+    let mut args = vec!["run"];
+    args.extend_from_slice(extra);
+    let path = path.to_str().unwrap().to_owned();
+    args.push(&path);
+    stockade(&args)
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Every failure ends with one clear line on stderr.
+fn last_line(output: &Output) -> String {
+    stderr(output).lines().last().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn hello_example_runs() {
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/hello.py");
+    let output = stockade(&["run", example]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output),
+        "Hello, world!\nHello, stockade!\nsquares: {1: 1, 2: 4, 3: 9, 4: 16, 5: 25}\n55\n"
+    );
+}
+
+#[test]
+fn a_none_result_prints_nothing() {
+    let output = run_code("x = 1", &[]);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout(&output), "");
+}
+
+#[test]
+fn the_result_repr_is_printed() {
+    let output = run_code("{'a': [1, 2.5, None], 'b': b'x'}", &[]);
+    assert_eq!(stdout(&output), "{'a': [1, 2.5, None], 'b': b'x'}\n");
+}
+
+#[test]
+fn standard_input_is_read_with_a_dash() {
+    let mut child = Command::new(STOCKADE)
+        .args(["run", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"print('from stdin')\n6 * 7\n")
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout(&output), "from stdin\n42\n");
+}
+
+#[test]
+fn guest_output_streams_while_the_guest_still_runs() {
+    let path = script("stream.py", b"print('first')\nwhile True:\n    pass\n");
+    let mut child = Command::new(STOCKADE)
+        .args(["run", "--max-duration", "5", path.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line, "first\n");
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the line arrived only after the run ended"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+#[test]
+fn a_guest_exception_exits_1_with_the_traceback() {
+    let output = run_code("def f():\n    raise ValueError('bad input')\nf()", &[]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(
+        err.starts_with("Traceback (most recent call last):"),
+        "{err}"
+    );
+    assert_eq!(last_line(&output), "ValueError: bad input");
+}
+
+#[test]
+fn a_syntax_error_exits_2() {
+    let output = run_code("def broken(:\n", &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        last_line(&output).starts_with("stockade: syntax error"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn usage_errors_exit_2_with_one_line() {
+    for args in [
+        &["run", "--bogus", "x.py"][..],
+        &["run"],
+        &["run", "--max-memory", "lots", "x.py"],
+        &["explode"],
+    ] {
+        let output = stockade(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let err = stderr(&output);
+        assert_eq!(err.lines().count(), 1, "{args:?} printed {err}");
+        assert!(err.starts_with("stockade: usage:"), "{err}");
+    }
+}
+
+#[test]
+fn bad_input_files_exit_2_and_name_the_problem() {
+    let missing = stockade(&["run", "/no/such/file.py"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(last_line(&missing).contains("cannot read /no/such/file.py"));
+
+    let binary = script("binary.py", b"x = '\xff\xfe'\n");
+    let output = stockade(&["run", binary.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        last_line(&output).contains("not valid UTF-8"),
+        "{}",
+        stderr(&output)
+    );
+
+    let unknown = script("notes.txt", b"1");
+    let output = stockade(&["run", unknown.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(last_line(&output).contains("--lang"), "{}", stderr(&output));
+}
+
+#[test]
+fn a_language_the_worker_lacks_exits_2() {
+    let path = script("guest.js", b"1 + 1");
+    let output = stockade(&["run", path.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        last_line(&output).contains("javascript"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn max_duration_exits_3() {
+    let output = run_code("while True:\n    pass", &["--max-duration", "0.3"]);
+    assert_eq!(output.status.code(), Some(3));
+    assert!(
+        last_line(&output).contains("max_duration"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn the_hard_timeout_exits_3() {
+    let output = run_code("while True:\n    pass", &["--timeout", "0.5"]);
+    assert_eq!(output.status.code(), Some(3));
+    assert!(
+        last_line(&output).contains("request_timeout"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_memory_limit_exits_4() {
+    let output = run_code("x = [0] * 10**10", &[]);
+    assert_eq!(output.status.code(), Some(4));
+    assert!(
+        last_line(&output).contains("max_memory"),
+        "{}",
+        stderr(&output)
+    );
+    let output = run_code("x = 'a' * (200 * 1024 * 1024)", &["--max-memory", "64M"]);
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+}
+
+#[test]
+fn a_crashed_worker_exits_5() {
+    let fake = script(
+        "worker.sh",
+        b"#!/bin/sh\necho 'fake worker died' >&2\nexit 9\n",
+    );
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let output = run_code("1", &["--worker", fake.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(5));
+    let line = last_line(&output);
+    assert!(line.starts_with("stockade: worker crashed"), "{line}");
+    assert!(line.contains("fake worker died"), "{line}");
+}
