@@ -1,1 +1,93 @@
-fn main() {}
+//! Round-trip benchmark: warm `1 + 1` feeds, host calls from a guest loop,
+//! and cold session starts, with medians and p95 in microseconds.
+//!
+//! Run with `cargo bench -p stockade --bench roundtrip` after building the
+//! worker (`cargo build --release -p stockade-worker`). The figures in
+//! docs/performance.md come from this command.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use stockade::{Language, Session, SessionOptions, Value};
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[index].as_secs_f64() * 1e6
+}
+
+fn report(name: &str, mut samples: Vec<Duration>) {
+    samples.sort();
+    println!(
+        "| {name} | {:.1} | {:.1} | {} |",
+        percentile(&samples, 0.5),
+        percentile(&samples, 0.95),
+        samples.len()
+    );
+}
+
+fn options() -> SessionOptions {
+    SessionOptions::new(Language::Python)
+}
+
+fn warm_round_trip(iterations: usize) -> Vec<Duration> {
+    let mut session = Session::new(options()).expect("session");
+    for _ in 0..1000 {
+        session.run("1 + 1").expect("warm-up");
+    }
+    (0..iterations)
+        .map(|_| {
+            let start = Instant::now();
+            let value = session.run("1 + 1").expect("run");
+            let elapsed = start.elapsed();
+            assert_eq!(value, Value::Int(2));
+            elapsed
+        })
+        .collect()
+}
+
+fn host_call(iterations: usize) -> Vec<Duration> {
+    let mut session = Session::new(options()).expect("session");
+    let marks = Arc::new(Mutex::new(Vec::with_capacity(iterations + 1)));
+    let sink = Arc::clone(&marks);
+    session.register_function("tick", move |_| {
+        if let Ok(mut marks) = sink.lock() {
+            marks.push(Instant::now());
+        }
+        Ok(Value::None)
+    });
+    session.run("for i in range(1000):\n    tick(i)").expect("warm-up");
+    if let Ok(mut marks) = marks.lock() {
+        marks.clear();
+    }
+    // The time between two host invocations is one whole host call: the
+    // resume, one loop iteration in the guest, and the next Call frame.
+    session
+        .run(&format!("for i in range({}):\n    tick(i)", iterations + 1))
+        .expect("run");
+    let marks = marks.lock().map(|m| m.clone()).unwrap_or_default();
+    marks.windows(2).map(|w| w[1] - w[0]).collect()
+}
+
+fn cold_start(iterations: usize) -> Vec<Duration> {
+    (0..iterations)
+        .map(|_| {
+            let start = Instant::now();
+            let mut session = Session::new(options()).expect("session");
+            session.run("1 + 1").expect("run");
+            let elapsed = start.elapsed();
+            drop(session);
+            elapsed
+        })
+        .collect()
+}
+
+fn main() {
+    // `cargo bench` passes --bench; `cargo test --benches` runs a quick smoke pass.
+    let quick = !std::env::args().any(|a| a == "--bench");
+    let scale = if quick { 1 } else { 20 };
+    println!("| measurement | median µs | p95 µs | samples |");
+    println!("|---|---|---|---|");
+    report("warm round trip (`1 + 1` feed)", warm_round_trip(500 * scale));
+    report("host call from a guest loop", host_call(500 * scale));
+    report("cold session start + first `1 + 1`", cold_start(10 * scale));
+}
