@@ -55,7 +55,9 @@ fn host_call(iterations: usize) -> Vec<Duration> {
         }
         Ok(Value::None)
     });
-    session.run("for i in range(1000):\n    tick(i)").expect("warm-up");
+    session
+        .run("for i in range(1000):\n    tick(i)")
+        .expect("warm-up");
     if let Ok(mut marks) = marks.lock() {
         marks.clear();
     }
@@ -87,7 +89,10 @@ fn main() {
     let scale = if quick { 1 } else { 20 };
     println!("| measurement | median µs | p95 µs | samples |");
     println!("|---|---|---|---|");
-    report("warm round trip (`1 + 1` feed)", warm_round_trip(500 * scale));
+    report(
+        "warm round trip (`1 + 1` feed)",
+        warm_round_trip(500 * scale),
+    );
     report("host call from a guest loop", host_call(500 * scale));
     report("cold session start + first `1 + 1`", cold_start(10 * scale));
 }

@@ -107,6 +107,16 @@ impl SessionOptions {
         self
     }
 
+    pub fn duration_grace(mut self, grace: Duration) -> Self {
+        self.duration_grace = grace;
+        self
+    }
+
+    pub fn write_stall_timeout(mut self, timeout: Duration) -> Self {
+        self.write_stall_timeout = timeout;
+        self
+    }
+
     /// Checks every option, naming the first one that is out of range.
     pub(crate) fn validate(&self) -> Result<(), String> {
         if self.request_timeout.is_zero() {

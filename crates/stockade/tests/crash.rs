@@ -204,3 +204,17 @@ fn a_missing_worker_binary_is_a_configuration_error_naming_it() {
         other => panic!("expected a configuration error, got {other:?}"),
     }
 }
+
+#[test]
+fn a_worker_that_stops_reading_is_killed_after_the_write_stall_timeout() {
+    // The fake never reads its input, so a feed larger than the pipe's
+    // buffer cannot be written in full.
+    let worker = fake_worker(&ready(), "exec sleep 30");
+    let options = options(worker).write_stall_timeout(Duration::from_millis(300));
+    let mut session = Session::new(options).unwrap();
+    let code = format!("x = '{}'", "y".repeat(1024 * 1024));
+    let info = crash_of(session.run(&code));
+    assert!(info.reason.contains("stopped reading its input"), "{info}");
+    assert_eq!(info.signal, Some(9));
+    host_still_works();
+}

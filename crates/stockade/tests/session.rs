@@ -406,3 +406,16 @@ fn closing_a_session_ends_its_worker() {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"));
     assert!(status.is_err(), "worker {pid} is still present after close");
 }
+
+#[test]
+fn a_large_print_arrives_whole_and_in_order() {
+    let printed = Arc::new(Mutex::new(String::new()));
+    let mut session = python();
+    let sink = Arc::clone(&printed);
+    session.on_print(move |_, text| sink.lock().unwrap().push_str(text));
+    session
+        .run("print('a' * 200000)\nprint('é' * 70000)")
+        .unwrap();
+    let expected = format!("{}\n{}\n", "a".repeat(200_000), "é".repeat(70_000));
+    assert_eq!(*printed.lock().unwrap(), expected);
+}
