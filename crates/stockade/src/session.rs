@@ -457,8 +457,16 @@ impl Session {
 
     /// The worker's pipe closed: find out how it ended and name the cause.
     fn exited(&mut self, what: &str) -> Error {
+        // A worker that announced Fatal before exiting may still have that
+        // frame unread in the pipe (a write to it can fail first).
+        let mut fatal = None;
+        while let Ok(response) = self.worker.recv(Some(Instant::now())) {
+            if let Response::Fatal { message } = response {
+                fatal = Some(message);
+            }
+        }
         let exit = self.worker.reap();
-        let detail = self.worker.last_stderr_line();
+        let detail = fatal.or_else(|| self.worker.last_stderr_line());
         if exit.code == Some(EXIT_MEMORY) {
             return self.record_lost(Error::Memory {
                 detail: detail

@@ -169,7 +169,13 @@ fn a_fatal_message_is_carried_in_the_crash() {
     bytes.extend(frame(&Response::Fatal {
         message: "engine state corrupted".into(),
     }));
-    let mut session = Session::new(options(fake_worker(&bytes, "exit 70"))).unwrap();
+    // The fake exits once it has read Configure (41 bytes) and the Feed of
+    // "1" (14 bytes), so the Fatal frame is what answers the feed.
+    let mut session = Session::new(options(fake_worker(
+        &bytes,
+        "head -c 55 >/dev/null\nexit 70",
+    )))
+    .unwrap();
     let info = crash_of(session.run("1"));
     assert_eq!(info.detail.as_deref(), Some("engine state corrupted"));
     assert_eq!(info.exit_code, Some(70));
