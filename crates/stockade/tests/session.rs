@@ -419,3 +419,24 @@ fn a_large_print_arrives_whole_and_in_order() {
     let expected = format!("{}\n{}\n", "a".repeat(200_000), "é".repeat(70_000));
     assert_eq!(*printed.lock().unwrap(), expected);
 }
+
+#[test]
+fn an_input_name_that_is_not_an_identifier_is_refused_and_the_session_lives() {
+    let mut session = python();
+    for name in ["not valid", "1st", "class", ""] {
+        match session.run_with_inputs("1", vec![(name.into(), Value::Int(1))]) {
+            Err(Error::Conversion(message)) => {
+                assert!(message.contains("not a Python identifier"), "{message}")
+            }
+            other => panic!("expected a conversion error for {name:?}, got {other:?}"),
+        }
+    }
+    let ok = vec![
+        ("_private".into(), Value::Int(1)),
+        ("naïve2".into(), Value::Int(2)),
+    ];
+    assert_eq!(
+        session.run_with_inputs("_private + naïve2", ok).unwrap(),
+        Value::Int(3)
+    );
+}

@@ -138,6 +138,23 @@ fn cut(s: &str, max: usize) -> String {
     s[..end].to_owned()
 }
 
+/// Python's keywords, which cannot name an input.
+const KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
+];
+
+/// Whether `name` can be bound as a global: a letter or underscore, then
+/// letters, digits or underscores, and not a keyword.
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
+        && chars.all(|c| c == '_' || c.is_alphanumeric())
+        && !KEYWORDS.contains(&name)
+}
+
 fn runtime_error(message: &str) -> MontyException {
     MontyException::new(ExcType::RuntimeError, Some(message.to_owned()))
 }
@@ -157,6 +174,18 @@ impl Engine for PythonEngine {
         };
         let mut bound = Vec::with_capacity(inputs.len());
         for (name, value) in inputs {
+            if !is_identifier(&name) {
+                self.repl = Some(repl);
+                return Ok(Response::Error {
+                    elapsed_us: micros(self.elapsed),
+                    kind: ErrorKind::Conversion,
+                    exception: GuestException::new(
+                        "ValueError",
+                        &format!("input name {name:?} is not a Python identifier"),
+                    ),
+                    traceback: String::new(),
+                });
+            }
             match from_wire(value, &name) {
                 Ok(object) => bound.push((name, object)),
                 Err(message) => {
