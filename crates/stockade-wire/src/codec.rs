@@ -57,10 +57,6 @@ impl<'a> Reader<'a> {
         }
     }
 
-    pub(crate) fn pos(&self) -> usize {
-        self.pos
-    }
-
     pub(crate) fn finish(self) -> Result<(), DecodeError> {
         match self.buf.len() - self.pos {
             0 => Ok(()),
@@ -110,17 +106,23 @@ impl<'a> Reader<'a> {
         Ok(i64::from_le_bytes(self.array()?))
     }
 
-    pub(crate) fn bool(&mut self) -> Result<bool, DecodeError> {
+    /// A one-byte code from a closed set; `decode` maps the known codes.
+    pub(crate) fn code<T>(
+        &mut self,
+        what: &'static str,
+        decode: impl FnOnce(u8) -> Option<T>,
+    ) -> Result<T, DecodeError> {
         let at = self.pos;
-        match self.u8()? {
-            0 => Ok(false),
-            1 => Ok(true),
-            code => Err(DecodeError::UnknownCode {
-                what: "boolean",
-                code,
-                at,
-            }),
-        }
+        let code = self.u8()?;
+        decode(code).ok_or(DecodeError::UnknownCode { what, code, at })
+    }
+
+    pub(crate) fn bool(&mut self) -> Result<bool, DecodeError> {
+        self.code("boolean", |code| match code {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        })
     }
 
     /// An optional field: a 0/1 byte, then the field when 1.

@@ -125,21 +125,15 @@ impl ErrorKind {
         }
     }
 
-    fn from_code(code: u8, at: usize) -> Result<Self, DecodeError> {
-        Ok(match code {
+    fn from_code(code: u8) -> Option<Self> {
+        Some(match code {
             0 => ErrorKind::Exception,
             1 => ErrorKind::Syntax,
             2 => ErrorKind::Timeout,
             3 => ErrorKind::Memory,
             4 => ErrorKind::Protocol,
             5 => ErrorKind::Conversion,
-            code => {
-                return Err(DecodeError::UnknownCode {
-                    what: "error kind",
-                    code,
-                    at,
-                });
-            }
+            _ => return None,
         })
     }
 }
@@ -347,18 +341,11 @@ pub fn decode_request(payload: &[u8], limits: &WireLimits) -> Result<Request, De
         tag::CONFIGURE => {
             let protocol_version = r.u32()?;
             let package_version = r.str_capped("package version", MAX_LABEL)?;
-            let at = r.pos();
-            let language = match r.u8()? {
-                0 => Language::Python,
-                1 => Language::JavaScript,
-                code => {
-                    return Err(DecodeError::UnknownCode {
-                        what: "language",
-                        code,
-                        at,
-                    });
-                }
-            };
+            let language = r.code("language", |code| match code {
+                0 => Some(Language::Python),
+                1 => Some(Language::JavaScript),
+                _ => None,
+            })?;
             let max_duration_us = r.opt(Reader::u64)?;
             let max_memory = r.opt(Reader::u64)?;
             let max_recursion_depth = r.u32()?;
@@ -384,35 +371,19 @@ pub fn decode_request(payload: &[u8], limits: &WireLimits) -> Result<Request, De
         }
         tag::RESUME => {
             let call_id = r.u32()?;
-            let at = r.pos();
-            let outcome = match r.u8()? {
+            let outcome = match r.code("call outcome", |code| (code <= 1).then_some(code))? {
                 0 => CallOutcome::Return(r.root_value()?),
-                1 => CallOutcome::Raise(r.exception()?),
-                code => {
-                    return Err(DecodeError::UnknownCode {
-                        what: "call outcome",
-                        code,
-                        at,
-                    });
-                }
+                _ => CallOutcome::Raise(r.exception()?),
             };
             Request::Resume { call_id, outcome }
         }
-        tag::LOOKUP_REPLY => {
-            let at = r.pos();
-            Request::LookupReply(match r.u8()? {
+        tag::LOOKUP_REPLY => Request::LookupReply(
+            match r.code("lookup outcome", |code| (code <= 2).then_some(code))? {
                 0 => LookupOutcome::Value(r.root_value()?),
                 1 => LookupOutcome::Function,
-                2 => LookupOutcome::Undefined,
-                code => {
-                    return Err(DecodeError::UnknownCode {
-                        what: "lookup outcome",
-                        code,
-                        at,
-                    });
-                }
-            })
-        }
+                _ => LookupOutcome::Undefined,
+            },
+        ),
         tag::CLOSE => Request::Close,
         tag => return Err(DecodeError::UnknownMessage { tag }),
     };
@@ -504,18 +475,11 @@ pub fn decode_response(payload: &[u8], limits: &WireLimits) -> Result<Response, 
             engine: r.str_capped("engine", MAX_LABEL)?,
         },
         tag::PRINT => {
-            let at = r.pos();
-            let stream = match r.u8()? {
-                0 => PrintStream::Stdout,
-                1 => PrintStream::Stderr,
-                code => {
-                    return Err(DecodeError::UnknownCode {
-                        what: "print stream",
-                        code,
-                        at,
-                    });
-                }
-            };
+            let stream = r.code("print stream", |code| match code {
+                0 => Some(PrintStream::Stdout),
+                1 => Some(PrintStream::Stderr),
+                _ => None,
+            })?;
             Response::Print {
                 stream,
                 text: r.str()?,
@@ -549,8 +513,7 @@ pub fn decode_response(payload: &[u8], limits: &WireLimits) -> Result<Response, 
         },
         tag::ERROR => {
             let elapsed_us = r.u64()?;
-            let at = r.pos();
-            let kind = ErrorKind::from_code(r.u8()?, at)?;
+            let kind = r.code("error kind", ErrorKind::from_code)?;
             let exception = r.exception()?;
             let traceback = r.str_capped("traceback", MAX_TRACEBACK)?;
             Response::Error {

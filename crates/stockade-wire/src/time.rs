@@ -126,53 +126,18 @@ impl TimeDelta {
 mod tests {
     use super::*;
 
+    fn date(year: i32, month: u8, day: u8) -> Date {
+        Date { year, month, day }
+    }
+
     #[test]
     fn leap_days_are_checked() {
-        assert!(
-            Date {
-                year: 2024,
-                month: 2,
-                day: 29
-            }
-            .validate()
-            .is_ok()
-        );
-        assert!(
-            Date {
-                year: 2023,
-                month: 2,
-                day: 29
-            }
-            .validate()
-            .is_err()
-        );
-        assert!(
-            Date {
-                year: 1900,
-                month: 2,
-                day: 29
-            }
-            .validate()
-            .is_err()
-        );
-        assert!(
-            Date {
-                year: 2000,
-                month: 2,
-                day: 29
-            }
-            .validate()
-            .is_ok()
-        );
-        assert!(
-            Date {
-                year: 0,
-                month: 1,
-                day: 1
-            }
-            .validate()
-            .is_err()
-        );
+        assert!(date(2024, 2, 29).validate().is_ok());
+        assert!(date(2023, 2, 29).validate().is_err());
+        assert!(date(1900, 2, 29).validate().is_err());
+        assert!(date(2000, 2, 29).validate().is_ok());
+        assert!(date(0, 1, 1).validate().is_err());
+        assert!(date(2024, 4, 31).validate().is_err());
     }
 
     #[test]
