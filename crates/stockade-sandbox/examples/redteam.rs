@@ -1,0 +1,415 @@
+//! A compromised worker, for the red-team tests only (an example: never
+//! part of a release build). It applies the production sandbox exactly as
+//! the worker does, then fires system calls directly and prints one line per
+//! attempt: `<label> ok <return>` or `<label> err <errno>`.
+//!
+//! Usage: `redteam [--skip LAYER]... <command> [args]`, where command is
+//! `report`, `fire NAME` (one call from the kill list), `denied`, `attacks`,
+//! `allowed` or `hold` (wait, so the test can look at the process).
+
+use std::ffi::CString;
+
+use stockade_sandbox::{Layer, Mode, SandboxConfig, seccomp::KILLED};
+
+/// Junk argument patterns each denied call is fired with.
+const JUNK: [[u64; 6]; 4] = [
+    [0; 6],
+    [u64::MAX; 6],
+    [1, 2, 3, 4, 5, 6],
+    [0x7fff_0000_0000, 0xdead_beef, 0x1000, 0xffff_ffff, 0, 1],
+];
+
+/// Calls that must answer EPERM (or ENOSYS where noted), by group.
+const DENIED: &[(&str, i64)] = &[
+    // new processes and other processes
+    ("fork", libc::SYS_fork),
+    ("vfork", libc::SYS_vfork),
+    ("pidfd_open", libc::SYS_pidfd_open),
+    ("pidfd_send_signal", libc::SYS_pidfd_send_signal),
+    ("tkill", libc::SYS_tkill),
+    ("wait4", libc::SYS_wait4),
+    // sockets
+    ("socket", libc::SYS_socket),
+    ("socketpair", libc::SYS_socketpair),
+    ("connect", libc::SYS_connect),
+    ("bind", libc::SYS_bind),
+    ("listen", libc::SYS_listen),
+    ("accept", libc::SYS_accept),
+    ("accept4", libc::SYS_accept4),
+    ("sendto", libc::SYS_sendto),
+    ("recvfrom", libc::SYS_recvfrom),
+    ("sendmsg", libc::SYS_sendmsg),
+    // files
+    ("open", libc::SYS_open),
+    ("openat", libc::SYS_openat),
+    ("openat2", libc::SYS_openat2),
+    ("creat", libc::SYS_creat),
+    ("stat", libc::SYS_stat),
+    ("newfstatat", libc::SYS_newfstatat),
+    ("statx", libc::SYS_statx),
+    ("unlink", libc::SYS_unlink),
+    ("rename", libc::SYS_rename),
+    ("mkdir", libc::SYS_mkdir),
+    ("symlink", libc::SYS_symlink),
+    ("link", libc::SYS_link),
+    ("truncate", libc::SYS_truncate),
+    ("memfd_create", libc::SYS_memfd_create),
+    ("dup", libc::SYS_dup),
+    ("ioctl", libc::SYS_ioctl),
+    // SysV and POSIX IPC, inotify, fanotify
+    ("shmget", libc::SYS_shmget),
+    ("shmat", libc::SYS_shmat),
+    ("shmctl", libc::SYS_shmctl),
+    ("semget", libc::SYS_semget),
+    ("semop", libc::SYS_semop),
+    ("msgget", libc::SYS_msgget),
+    ("msgsnd", libc::SYS_msgsnd),
+    ("mq_open", libc::SYS_mq_open),
+    ("mq_unlink", libc::SYS_mq_unlink),
+    ("inotify_init1", libc::SYS_inotify_init1),
+    ("inotify_add_watch", libc::SYS_inotify_add_watch),
+    ("fanotify_init", libc::SYS_fanotify_init),
+    ("fanotify_mark", libc::SYS_fanotify_mark),
+    // permissions, times, extended attributes
+    ("chmod", libc::SYS_chmod),
+    ("fchmod", libc::SYS_fchmod),
+    ("fchmodat", libc::SYS_fchmodat),
+    ("chown", libc::SYS_chown),
+    ("fchown", libc::SYS_fchown),
+    ("lchown", libc::SYS_lchown),
+    ("fchownat", libc::SYS_fchownat),
+    ("utime", libc::SYS_utime),
+    ("utimes", libc::SYS_utimes),
+    ("utimensat", libc::SYS_utimensat),
+    ("setxattr", libc::SYS_setxattr),
+    ("fsetxattr", libc::SYS_fsetxattr),
+    ("getxattr", libc::SYS_getxattr),
+    ("removexattr", libc::SYS_removexattr),
+    // identity, clocks, host names, sync
+    ("setuid", libc::SYS_setuid),
+    ("setgid", libc::SYS_setgid),
+    ("setreuid", libc::SYS_setreuid),
+    ("setresuid", libc::SYS_setresuid),
+    ("setresgid", libc::SYS_setresgid),
+    ("setgroups", libc::SYS_setgroups),
+    ("setfsuid", libc::SYS_setfsuid),
+    ("capset", libc::SYS_capset),
+    ("settimeofday", libc::SYS_settimeofday),
+    ("clock_settime", libc::SYS_clock_settime),
+    ("adjtimex", libc::SYS_adjtimex),
+    ("sethostname", libc::SYS_sethostname),
+    ("setdomainname", libc::SYS_setdomainname),
+    ("sync", libc::SYS_sync),
+    ("syncfs", libc::SYS_syncfs),
+    // sandbox and scheduling controls
+    ("landlock_create_ruleset", libc::SYS_landlock_create_ruleset),
+    ("sched_setaffinity", libc::SYS_sched_setaffinity),
+    ("setpriority", libc::SYS_setpriority),
+    ("mlock", libc::SYS_mlock),
+    ("uname", libc::SYS_uname),
+];
+
+fn raw(nr: i64, args: [u64; 6]) -> Result<i64, i32> {
+    // SAFETY: a compromised worker firing raw system calls is the point of
+    // this program. Every call here is denied by the sandbox before it can
+    // touch memory; the allowed ones are given valid arguments by callers.
+    let rc = unsafe { libc::syscall(nr, args[0], args[1], args[2], args[3], args[4], args[5]) };
+    if rc < 0 {
+        Err(std::io::Error::last_os_error().raw_os_error().unwrap_or(0))
+    } else {
+        Ok(rc)
+    }
+}
+
+/// Reports a process-creating call; a child that was created leaves at once.
+fn say_spawn(label: &str, result: Result<i64, i32>) {
+    if result == Ok(0) {
+        // SAFETY: the freshly created child ends at once, touching nothing.
+        unsafe { libc::_exit(0) }
+    }
+    say(label, result);
+}
+
+fn say(label: &str, result: Result<i64, i32>) {
+    match result {
+        Ok(rc) => println!("{label} ok {rc}"),
+        Err(errno) => println!("{label} err {errno}"),
+    }
+}
+
+fn path(p: &str) -> CString {
+    CString::new(p).unwrap_or_default()
+}
+
+fn attacks(seccomp_on: bool) {
+    let parent = rustix::process::getppid().map_or(1, |p| p.as_raw_nonzero().get());
+    let passwd = path("/etc/passwd");
+    say(
+        "open-etc-passwd",
+        raw(
+            libc::SYS_openat,
+            [libc::AT_FDCWD as u64, passwd.as_ptr() as u64, 0, 0, 0, 0],
+        ),
+    );
+    let new_file = path("/stockade-owned");
+    say(
+        "create-file",
+        raw(
+            libc::SYS_openat,
+            [
+                libc::AT_FDCWD as u64,
+                new_file.as_ptr() as u64,
+                (libc::O_CREAT | libc::O_WRONLY) as u64,
+                0o644,
+                0,
+                0,
+            ],
+        ),
+    );
+    let mut stat = [0u8; 256];
+    let usr = path("/usr");
+    say(
+        "stat-usr",
+        raw(
+            libc::SYS_newfstatat,
+            [
+                libc::AT_FDCWD as u64,
+                usr.as_ptr() as u64,
+                stat.as_mut_ptr() as u64,
+                0,
+                0,
+                0,
+            ],
+        ),
+    );
+    say(
+        "socket-inet",
+        raw(
+            libc::SYS_socket,
+            [libc::AF_INET as u64, libc::SOCK_STREAM as u64, 0, 0, 0, 0],
+        ),
+    );
+    say(
+        "socket-unix",
+        raw(
+            libc::SYS_socket,
+            [libc::AF_UNIX as u64, libc::SOCK_STREAM as u64, 0, 0, 0, 0],
+        ),
+    );
+    match std::net::TcpStream::connect(("127.0.0.1", 9)) {
+        Ok(_) => println!("connect-loopback ok 0"),
+        Err(e) => println!("connect-loopback err {}", e.raw_os_error().unwrap_or(0)),
+    }
+    match std::net::TcpListener::bind(("127.0.0.1", 0)) {
+        Ok(_) => println!("bind-port ok 0"),
+        Err(e) => println!("bind-port err {}", e.raw_os_error().unwrap_or(0)),
+    }
+    say(
+        "signal-parent",
+        raw(
+            libc::SYS_kill,
+            [parent as u64, libc::SIGTERM as u64, 0, 0, 0, 0],
+        ),
+    );
+    say("signal-init", raw(libc::SYS_kill, [1, 0, 0, 0, 0, 0]));
+    say_spawn("fork", raw(libc::SYS_fork, [0; 6]));
+    say_spawn(
+        "clone-process",
+        raw(libc::SYS_clone, [libc::SIGCHLD as u64, 0, 0, 0, 0, 0]),
+    );
+    let from_thread = std::thread::spawn(|| raw(libc::SYS_fork, [0; 6])).join();
+    match from_thread {
+        Ok(result) => say_spawn("fork-from-thread", result),
+        Err(_) => println!("fork-from-thread err 0"),
+    }
+    say(
+        "clone-newuser",
+        raw(
+            libc::SYS_clone,
+            [
+                (libc::CLONE_THREAD | libc::CLONE_NEWUSER) as u64,
+                0,
+                0,
+                0,
+                0,
+                0,
+            ],
+        ),
+    );
+    say("clone3", raw(libc::SYS_clone3, [0; 6]));
+    let wx = (libc::PROT_READ | libc::PROT_WRITE | libc::PROT_EXEC) as u64;
+    let anon = (libc::MAP_PRIVATE | libc::MAP_ANONYMOUS) as u64;
+    say(
+        "mmap-write-exec",
+        raw(libc::SYS_mmap, [0, 4096, wx, anon, u64::MAX, 0]),
+    );
+    if let Ok(addr) = raw(
+        libc::SYS_mmap,
+        [
+            0,
+            4096,
+            (libc::PROT_READ | libc::PROT_WRITE) as u64,
+            anon,
+            u64::MAX,
+            0,
+        ],
+    ) {
+        say(
+            "mprotect-write-exec",
+            raw(libc::SYS_mprotect, [addr as u64, 4096, wx, 0, 0, 0]),
+        );
+    }
+    say(
+        "prlimit-parent",
+        raw(
+            libc::SYS_prlimit64,
+            [parent as u64, libc::RLIMIT_NOFILE as u64, 0, 0, 0, 0],
+        ),
+    );
+    say(
+        "tgkill-parent",
+        raw(libc::SYS_tgkill, [parent as u64, parent as u64, 0, 0, 0, 0]),
+    );
+    say(
+        "prctl-set-dumpable",
+        raw(
+            libc::SYS_prctl,
+            [libc::PR_SET_DUMPABLE as u64, 1, 0, 0, 0, 0],
+        ),
+    );
+    // Without the filter strict mode would be let through and end the program.
+    if seccomp_on {
+        say(
+            "seccomp-strict",
+            raw(
+                libc::SYS_seccomp,
+                [libc::SECCOMP_SET_MODE_STRICT as u64, 0, 0, 0, 0, 0],
+            ),
+        );
+    }
+}
+
+fn allowed() {
+    let pid = std::process::id() as u64;
+    say("getpid", raw(libc::SYS_getpid, [0; 6]));
+    say("kill-self-0", raw(libc::SYS_kill, [pid, 0, 0, 0, 0, 0]));
+    let tid = raw(libc::SYS_gettid, [0; 6]).unwrap_or(0) as u64;
+    say(
+        "tgkill-self-0",
+        raw(libc::SYS_tgkill, [pid, tid, 0, 0, 0, 0]),
+    );
+    let mut old = [0u64; 2];
+    say(
+        "prlimit-self",
+        raw(
+            libc::SYS_prlimit64,
+            [
+                0,
+                libc::RLIMIT_NOFILE as u64,
+                0,
+                old.as_mut_ptr() as u64,
+                0,
+                0,
+            ],
+        ),
+    );
+    let anon = (libc::MAP_PRIVATE | libc::MAP_ANONYMOUS) as u64;
+    let rw = (libc::PROT_READ | libc::PROT_WRITE) as u64;
+    match raw(libc::SYS_mmap, [0, 4096, rw, anon, u64::MAX, 0]) {
+        Ok(addr) => {
+            println!("mmap-read-write ok 0");
+            say(
+                "mprotect-read",
+                raw(
+                    libc::SYS_mprotect,
+                    [addr as u64, 4096, libc::PROT_READ as u64, 0, 0, 0],
+                ),
+            );
+            say(
+                "munmap",
+                raw(libc::SYS_munmap, [addr as u64, 4096, 0, 0, 0, 0]),
+            );
+        }
+        Err(errno) => println!("mmap-read-write err {errno}"),
+    }
+    let mut buf = [0u8; 16];
+    say(
+        "getrandom",
+        raw(
+            libc::SYS_getrandom,
+            [buf.as_mut_ptr() as u64, 16, 0, 0, 0, 0],
+        ),
+    );
+    let spawned = std::thread::spawn(|| std::thread::spawn(|| 7).join().unwrap_or(0)).join();
+    match spawned {
+        Ok(7) => println!("thread-in-thread ok 0"),
+        _ => println!("thread-in-thread err 0"),
+    }
+    say(
+        "write-stdout",
+        raw(libc::SYS_write, [1, b"\n".as_ptr() as u64, 1, 0, 0, 0]),
+    );
+}
+
+fn main() {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut skip = Vec::new();
+    while args.first().map(String::as_str) == Some("--skip") {
+        args.remove(0);
+        let layer = match args.first().map(String::as_str) {
+            Some("seccomp") => Layer::Seccomp,
+            Some("landlock") => Layer::LandlockFilesystem,
+            Some("namespaces") => Layer::Namespaces,
+            other => {
+                eprintln!("unknown layer {other:?}");
+                std::process::exit(2);
+            }
+        };
+        args.remove(0);
+        skip.push(layer);
+    }
+    let mode = if skip.is_empty() {
+        Mode::Require
+    } else {
+        Mode::Auto
+    };
+    let config = SandboxConfig {
+        skip,
+        ..SandboxConfig::new(mode, Some(60))
+    };
+    let report = match stockade_sandbox::apply(&config) {
+        Ok(report) => report,
+        Err(err) => {
+            eprintln!("sandbox refused: {err}");
+            std::process::exit(78);
+        }
+    };
+    match args.first().map(String::as_str) {
+        Some("report") => println!("{report:?}"),
+        Some("fire") => {
+            let name = args.get(1).cloned().unwrap_or_default();
+            let Some(&(_, nr)) = KILLED.iter().find(|(n, _)| *n == name) else {
+                eprintln!("{name} is not on the kill list");
+                std::process::exit(2);
+            };
+            say(&name, raw(nr, [0; 6]));
+        }
+        Some("denied") => {
+            for &(name, nr) in DENIED {
+                for (i, junk) in JUNK.iter().enumerate() {
+                    say(&format!("{name}#{i}"), raw(nr, *junk));
+                }
+            }
+        }
+        Some("attacks") => attacks(report.applied.contains(&Layer::Seccomp)),
+        Some("hold") => {
+            println!("holding");
+            std::thread::sleep(std::time::Duration::from_secs(10));
+        }
+        Some("allowed") => allowed(),
+        other => {
+            eprintln!("unknown command {other:?}");
+            std::process::exit(2);
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! User, mount, network and IPC namespaces, and an empty read-only root.
+
+use std::ffi::CStr;
+
+use rustix::fs::Mode;
+use rustix::mount::{
+    MountFlags, MountPropagationFlags, UnmountFlags, mount, mount_change, mount_remount, unmount,
+};
+use rustix::process::{DumpableBehavior, chdir, getgid, getuid, pivot_root, set_dumpable_behavior};
+use rustix::thread::{UnshareFlags, unshare_unsafe};
+
+use crate::{Layer, Requirement, SandboxError};
+
+/// Directories tried, in order, as the mount point of the new root.
+const ROOT_CANDIDATES: &[&str] = &["/tmp", "/mnt", "/dev"];
+const TMPFS_OPTIONS: &CStr = c"size=16k,nr_inodes=16,mode=0500";
+
+/// Enters new namespaces and pivots into an empty root.
+pub fn isolate(req: &mut Requirement) -> Result<(), SandboxError> {
+    let (uid, gid) = (getuid().as_raw(), getgid().as_raw());
+    let flags =
+        UnshareFlags::NEWUSER | UnshareFlags::NEWNS | UnshareFlags::NEWNET | UnshareFlags::NEWIPC;
+    // SAFETY: the flags do not include FILES, the one flag that can split
+    // descriptor tables between threads; and a user namespace can only be
+    // entered by a single-threaded process, which `apply` requires anyway.
+    if let Err(err) = unsafe { unshare_unsafe(flags) } {
+        req.unavailable(
+            Layer::Namespaces,
+            format!("unshare failed: {err} (user namespaces unavailable?)"),
+        )?;
+        return req.unavailable(Layer::EmptyRoot, "needs the mount namespace");
+    }
+    if let Err(err) = map_ids(uid, gid) {
+        req.unavailable(
+            Layer::Namespaces,
+            format!("cannot map ids in the user namespace: {err}"),
+        )?;
+        return req.unavailable(Layer::EmptyRoot, "needs the user namespace's id map");
+    }
+    req.applied(Layer::Namespaces);
+    match empty_root() {
+        Ok(()) => {
+            req.applied(Layer::EmptyRoot);
+            req.note("timezone: UTC (no zone files under the empty root)");
+            Ok(())
+        }
+        Err(err) => req.unavailable(Layer::EmptyRoot, err),
+    }
+}
+
+/// Maps the caller's outer uid and gid to 0 inside the namespace, so the
+/// worker may mount there (and nowhere else).
+fn map_ids(uid: u32, gid: u32) -> std::io::Result<()> {
+    // /proc/self files belong to root while the process is not dumpable.
+    let _ = set_dumpable_behavior(DumpableBehavior::Dumpable);
+    let result = (|| {
+        std::fs::write("/proc/self/setgroups", "deny")?;
+        std::fs::write("/proc/self/uid_map", format!("0 {uid} 1"))?;
+        std::fs::write("/proc/self/gid_map", format!("0 {gid} 1"))
+    })();
+    set_dumpable_behavior(DumpableBehavior::NotDumpable)?;
+    result
+}
+
+fn empty_root() -> Result<(), String> {
+    mount_change(
+        "/",
+        MountPropagationFlags::REC | MountPropagationFlags::PRIVATE,
+    )
+    .map_err(|e| format!("cannot make mounts private: {e}"))?;
+    let base = ROOT_CANDIDATES
+        .iter()
+        .find(|dir| std::path::Path::new(dir).is_dir())
+        .ok_or("no directory to mount the empty root on")?;
+    let flags = MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC;
+    mount("stockade", *base, "tmpfs", flags, TMPFS_OPTIONS)
+        .map_err(|e| format!("cannot mount a tmpfs: {e}"))?;
+    let old = format!("{base}/old");
+    rustix::fs::mkdir(old.as_str(), Mode::RWXU)
+        .map_err(|e| format!("cannot make the pivot directory: {e}"))?;
+    pivot_root(*base, old.as_str()).map_err(|e| format!("pivot_root failed: {e}"))?;
+    chdir("/").map_err(|e| format!("cannot enter the new root: {e}"))?;
+    unmount("/old", UnmountFlags::DETACH)
+        .map_err(|e| format!("cannot detach the old root: {e}"))?;
+    rustix::fs::rmdir("/old").map_err(|e| format!("cannot remove the pivot directory: {e}"))?;
+    mount_remount("/", flags | MountFlags::BIND | MountFlags::RDONLY, "")
+        .map_err(|e| format!("cannot make the root read-only: {e}"))?;
+    Ok(())
+}

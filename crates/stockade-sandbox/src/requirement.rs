@@ -1,0 +1,145 @@
+//! `require`, `auto` and `off` as a type: what a layer that cannot be
+//! applied means is decided here, once, not at each layer.
+
+use thiserror::Error;
+
+use crate::report::{Layer, Missing, Report};
+
+/// How strictly the sandbox is applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// Every layer or nothing: the worker refuses to start without one.
+    Require,
+    /// Every layer the kernel gives; the rest are reported.
+    Auto,
+    /// No sandbox. For debugging only.
+    Off,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Require => "require",
+            Mode::Auto => "auto",
+            Mode::Off => "off",
+        }
+    }
+}
+
+/// The sandbox could not be applied as the mode requires.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SandboxError {
+    /// A layer is unavailable and the mode is `require`.
+    #[error("sandbox layer {} is required but unavailable: {reason}", layer.name())]
+    Required { layer: Layer, reason: String },
+    /// The self-test got through a sandbox that claims to be complete.
+    #[error("the sandbox self-test got through: {0}")]
+    SelfTestFailed(String),
+}
+
+/// Collects the outcome of each layer under a mode.
+#[derive(Debug)]
+pub struct Requirement {
+    mode: Mode,
+    applied: Vec<Layer>,
+    missing: Vec<Missing>,
+    extras: Vec<String>,
+}
+
+impl Requirement {
+    pub fn new(mode: Mode) -> Self {
+        Self {
+            mode,
+            applied: Vec::new(),
+            missing: Vec::new(),
+            extras: Vec::new(),
+        }
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Records that `layer` is in force.
+    pub fn applied(&mut self, layer: Layer) {
+        self.applied.push(layer);
+    }
+
+    /// Records that `layer` could not be applied: an error in `require`
+    /// mode, a report line otherwise.
+    pub fn unavailable(
+        &mut self,
+        layer: Layer,
+        reason: impl Into<String>,
+    ) -> Result<(), SandboxError> {
+        let reason = reason.into();
+        if self.mode == Mode::Require {
+            return Err(SandboxError::Required { layer, reason });
+        }
+        self.missing.push(Missing { layer, reason });
+        Ok(())
+    }
+
+    /// Records the outcome of one layer's attempt.
+    pub fn outcome<E: std::fmt::Display>(
+        &mut self,
+        layer: Layer,
+        result: Result<(), E>,
+    ) -> Result<(), SandboxError> {
+        match result {
+            Ok(()) => {
+                self.applied(layer);
+                Ok(())
+            }
+            Err(err) => self.unavailable(layer, err.to_string()),
+        }
+    }
+
+    /// Adds a note to the report.
+    pub fn note(&mut self, extra: impl Into<String>) {
+        self.extras.push(extra.into());
+    }
+
+    /// Whether every layer so far is in force.
+    pub fn complete(&self) -> bool {
+        self.missing.is_empty()
+    }
+
+    pub fn is_applied(&self, layer: Layer) -> bool {
+        self.applied.contains(&layer)
+    }
+
+    pub fn into_report(self) -> Report {
+        Report {
+            mode: self.mode,
+            applied: self.applied,
+            missing: self.missing,
+            extras: self.extras,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn require_refuses_a_missing_layer_and_auto_reports_it() {
+        let mut strict = Requirement::new(Mode::Require);
+        let err = strict
+            .unavailable(Layer::Seccomp, "no seccomp")
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "sandbox layer seccomp is required but unavailable: no seccomp"
+        );
+
+        let mut lenient = Requirement::new(Mode::Auto);
+        lenient.unavailable(Layer::Seccomp, "no seccomp").unwrap();
+        lenient.applied(Layer::Rlimits);
+        let report = lenient.into_report();
+        assert_eq!(report.applied, vec![Layer::Rlimits]);
+        assert_eq!(report.missing[0].layer, Layer::Seccomp);
+        assert!(!report.is_complete());
+    }
+}

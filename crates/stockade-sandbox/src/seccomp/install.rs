@@ -1,0 +1,183 @@
+//! Compiles the policy into three filters, test-fires them in a throwaway
+//! child, and installs them on every thread.
+//!
+//! Three filters because one seccompiler filter has one action for all its
+//! matches: the kernel runs every filter and takes the strictest answer, so
+//! a killed call dies even though the allow-list would answer EPERM, and
+//! between two errnos the newest filter's wins, so the ENOSYS filter for
+//! clone3 goes last. Installing it after the allow-list needs `seccomp`
+//! itself on the allow-list (in filter mode only, which can only add
+//! restrictions), and the filters are installed with the raw system call
+//! rather than seccompiler's helper, whose prctl the allow-list refuses.
+
+use seccompiler::{BpfProgram, SeccompAction, SeccompFilter, TargetArch, sock_filter};
+
+use super::policy::worker_policy;
+use crate::{Layer, Requirement, SandboxError};
+
+/// The compiled filters, in installation order.
+#[derive(Debug)]
+pub struct Programs {
+    killed: BpfProgram,
+    allowed: BpfProgram,
+    enosys: BpfProgram,
+}
+
+#[cfg(target_arch = "x86_64")]
+const ARCH: Option<TargetArch> = Some(TargetArch::x86_64);
+#[cfg(not(target_arch = "x86_64"))]
+const ARCH: Option<TargetArch> = None;
+
+/// Compiles the worker policy for process `pid`.
+pub fn compile(pid: u32) -> Result<Programs, String> {
+    let arch = ARCH.ok_or("no measured system-call policy for this architecture")?;
+    let policy = worker_policy(pid).map_err(|e| format!("cannot build the policy: {e}"))?;
+    let build = |rules, mismatch, matched| -> Result<BpfProgram, String> {
+        let filter =
+            SeccompFilter::new(rules, mismatch, matched, arch).map_err(|e| e.to_string())?;
+        BpfProgram::try_from(filter).map_err(|e| e.to_string())
+    };
+    let listed = |calls: &[i64]| calls.iter().map(|&nr| (nr, Vec::new())).collect();
+    Ok(Programs {
+        killed: build(
+            listed(&policy.killed),
+            SeccompAction::Allow,
+            SeccompAction::KillProcess,
+        )?,
+        allowed: build(
+            policy.allowed,
+            SeccompAction::Errno(libc::EPERM as u32),
+            SeccompAction::Allow,
+        )?,
+        enosys: build(
+            listed(&policy.enosys),
+            SeccompAction::Allow,
+            SeccompAction::Errno(libc::ENOSYS as u32),
+        )?,
+    })
+}
+
+/// The kernel's `struct sock_fprog`.
+#[repr(C)]
+struct SockFprog {
+    len: u16,
+    filter: *const sock_filter,
+}
+
+/// Installs one filter on every thread of the process (TSYNC).
+fn install_filter(program: &[sock_filter]) -> Result<(), String> {
+    let len = u16::try_from(program.len()).map_err(|_| "the filter is too long".to_owned())?;
+    let fprog = SockFprog {
+        len,
+        filter: program.as_ptr(),
+    };
+    // SAFETY: seccomp(SECCOMP_SET_MODE_FILTER) reads `fprog` and the
+    // `len` instructions it points to, both alive for the call; the kernel
+    // copies the program.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_seccomp,
+            libc::SECCOMP_SET_MODE_FILTER,
+            libc::SECCOMP_FILTER_FLAG_TSYNC,
+            &fprog as *const SockFprog,
+        )
+    };
+    match rc {
+        0 => Ok(()),
+        rc if rc < 0 => Err(format!(
+            "cannot install the filter: {}",
+            std::io::Error::last_os_error()
+        )),
+        tid => Err(format!(
+            "thread {tid} could not be synchronised to the filter"
+        )),
+    }
+}
+
+/// Installs the filters, in order, on every thread of the process.
+pub fn apply(programs: &Programs) -> Result<(), String> {
+    rustix::thread::set_no_new_privs(true).map_err(|e| format!("cannot set no_new_privs: {e}"))?;
+    for program in [&programs.killed, &programs.allowed, &programs.enosys] {
+        install_filter(program)?;
+    }
+    Ok(())
+}
+
+/// Runs what a worker does after the sandbox (start a thread, allocate,
+/// draw randomness) in a forked child under the filters, so a filter that
+/// would kill the worker is found before the worker relies on it.
+pub fn test_fire(programs: &Programs) -> Result<(), String> {
+    // SAFETY: fork in a single-threaded process (the sandbox runs before any
+    // thread starts); the child only runs code that is safe after fork in
+    // that case and leaves through _exit.
+    let child = unsafe { libc::fork() };
+    if child < 0 {
+        return Err(format!(
+            "cannot fork a test child: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    if child == 0 {
+        let code = match apply(programs) {
+            Err(_) => 2,
+            Ok(()) => {
+                let worked = std::thread::spawn(|| {
+                    let mut data = vec![1u64; 1 << 16];
+                    data.push(std::collections::hash_map::RandomState::new().build_hasher_seed());
+                    data.len()
+                })
+                .join();
+                if worked.is_ok() { 0 } else { 3 }
+            }
+        };
+        // SAFETY: _exit ends the child without running the parent's atexit
+        // handlers or destructors.
+        unsafe { libc::_exit(code) }
+    }
+    let mut status = 0;
+    // SAFETY: waits for our own child; `status` is a valid out-pointer.
+    let waited = unsafe { libc::waitpid(child, &mut status, 0) };
+    if waited != child {
+        return Err(format!(
+            "cannot wait for the test child: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    if libc::WIFSIGNALED(status) {
+        return Err(format!(
+            "the filter killed a test child with signal {}; skipped",
+            libc::WTERMSIG(status)
+        ));
+    }
+    match libc::WEXITSTATUS(status) {
+        0 => Ok(()),
+        2 => Err("the kernel refused the filter in a test child".into()),
+        code => Err(format!(
+            "a test child under the filter failed (status {code})"
+        )),
+    }
+}
+
+trait SeedSource {
+    fn build_hasher_seed(&self) -> u64;
+}
+
+impl SeedSource for std::collections::hash_map::RandomState {
+    fn build_hasher_seed(&self) -> u64 {
+        use std::hash::BuildHasher;
+        self.hash_one(0u8)
+    }
+}
+
+/// The seccomp layer: compile, test-fire, install.
+pub fn install(req: &mut Requirement) -> Result<(), SandboxError> {
+    let programs = match compile(std::process::id()) {
+        Ok(programs) => programs,
+        Err(reason) => return req.unavailable(Layer::Seccomp, reason),
+    };
+    if let Err(reason) = test_fire(&programs) {
+        return req.unavailable(Layer::Seccomp, reason);
+    }
+    let result = apply(&programs);
+    req.outcome(Layer::Seccomp, result)
+}

@@ -1,0 +1,190 @@
+//! The worker's system-call policy: an allow-list measured from what the
+//! worker and its engines call, argument checks where a call is dangerous in
+//! some modes, a list of calls that kill the worker, and EPERM for the rest.
+
+use std::collections::BTreeMap;
+
+use seccompiler::{BackendError, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompRule};
+
+/// Calls a worker never legitimately makes: they kill it with SIGSYS.
+#[cfg(target_arch = "x86_64")]
+pub const KILLED: &[(&str, i64)] = &[
+    ("execve", libc::SYS_execve),
+    ("execveat", libc::SYS_execveat),
+    ("ptrace", libc::SYS_ptrace),
+    ("process_vm_readv", libc::SYS_process_vm_readv),
+    ("process_vm_writev", libc::SYS_process_vm_writev),
+    ("process_madvise", libc::SYS_process_madvise),
+    ("kcmp", libc::SYS_kcmp),
+    ("pidfd_getfd", libc::SYS_pidfd_getfd),
+    ("bpf", libc::SYS_bpf),
+    ("perf_event_open", libc::SYS_perf_event_open),
+    ("userfaultfd", libc::SYS_userfaultfd),
+    ("io_uring_setup", libc::SYS_io_uring_setup),
+    ("io_uring_enter", libc::SYS_io_uring_enter),
+    ("io_uring_register", libc::SYS_io_uring_register),
+    ("keyctl", libc::SYS_keyctl),
+    ("add_key", libc::SYS_add_key),
+    ("request_key", libc::SYS_request_key),
+    ("init_module", libc::SYS_init_module),
+    ("finit_module", libc::SYS_finit_module),
+    ("delete_module", libc::SYS_delete_module),
+    ("kexec_load", libc::SYS_kexec_load),
+    ("kexec_file_load", libc::SYS_kexec_file_load),
+    ("mount", libc::SYS_mount),
+    ("umount2", libc::SYS_umount2),
+    ("pivot_root", libc::SYS_pivot_root),
+    ("chroot", libc::SYS_chroot),
+    ("unshare", libc::SYS_unshare),
+    ("setns", libc::SYS_setns),
+    ("open_tree", libc::SYS_open_tree),
+    ("move_mount", libc::SYS_move_mount),
+    ("fsopen", libc::SYS_fsopen),
+    ("fsconfig", libc::SYS_fsconfig),
+    ("fsmount", libc::SYS_fsmount),
+    ("fspick", libc::SYS_fspick),
+    ("mount_setattr", libc::SYS_mount_setattr),
+    ("swapon", libc::SYS_swapon),
+    ("swapoff", libc::SYS_swapoff),
+    ("reboot", libc::SYS_reboot),
+    ("personality", libc::SYS_personality),
+    ("quotactl", libc::SYS_quotactl),
+    ("open_by_handle_at", libc::SYS_open_by_handle_at),
+    ("name_to_handle_at", libc::SYS_name_to_handle_at),
+    ("iopl", libc::SYS_iopl),
+    ("ioperm", libc::SYS_ioperm),
+    ("acct", libc::SYS_acct),
+];
+
+#[cfg(not(target_arch = "x86_64"))]
+pub const KILLED: &[(&str, i64)] = &[];
+
+/// The compiled-to-be rules of the three filters.
+#[derive(Debug)]
+pub struct Policy {
+    /// Allowed calls, each with the argument rules of which one must hold
+    /// (no rules: any arguments).
+    pub allowed: BTreeMap<i64, Vec<SeccompRule>>,
+    /// Calls that kill the worker.
+    pub killed: Vec<i64>,
+    /// Calls answered with ENOSYS so the C library falls back to an older
+    /// call the filter can inspect (clone3's flags sit in memory; clone's
+    /// are an argument).
+    pub enosys: Vec<i64>,
+}
+
+fn arg(index: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, BackendError> {
+    SeccompCondition::new(index, SeccompCmpArgLen::Qword, op, value)
+}
+
+fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, BackendError> {
+    SeccompRule::new(conditions)
+}
+
+/// `prot` (argument `index`) never both writable and executable.
+fn not_write_and_exec(index: u8) -> Result<Vec<SeccompRule>, BackendError> {
+    let wx = (libc::PROT_WRITE | libc::PROT_EXEC) as u64;
+    Ok(vec![
+        rule(vec![arg(index, SeccompCmpOp::MaskedEq(wx), 0)?])?,
+        rule(vec![arg(
+            index,
+            SeccompCmpOp::MaskedEq(wx),
+            libc::PROT_WRITE as u64,
+        )?])?,
+        rule(vec![arg(
+            index,
+            SeccompCmpOp::MaskedEq(wx),
+            libc::PROT_EXEC as u64,
+        )?])?,
+    ])
+}
+
+/// The first argument is `value`.
+fn first_is(values: &[u64]) -> Result<Vec<SeccompRule>, BackendError> {
+    values
+        .iter()
+        .map(|&v| rule(vec![arg(0, SeccompCmpOp::Eq, v)?]))
+        .collect()
+}
+
+/// The worker's policy; `pid` is the worker's own process id, the only
+/// target its signal and limit calls may name.
+#[cfg(target_arch = "x86_64")]
+pub fn worker_policy(pid: u32) -> Result<Policy, BackendError> {
+    let pid = u64::from(pid);
+    let namespace_flags = (libc::CLONE_NEWNS
+        | libc::CLONE_NEWUSER
+        | libc::CLONE_NEWPID
+        | libc::CLONE_NEWNET
+        | libc::CLONE_NEWIPC
+        | libc::CLONE_NEWUTS
+        | libc::CLONE_NEWCGROUP) as u64;
+    let thread_only = vec![rule(vec![arg(
+        0,
+        SeccompCmpOp::MaskedEq(libc::CLONE_THREAD as u64 | namespace_flags),
+        libc::CLONE_THREAD as u64,
+    )?])?];
+
+    let mut allowed: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    for call in [
+        libc::SYS_read,
+        libc::SYS_write,
+        libc::SYS_readv,
+        libc::SYS_writev,
+        libc::SYS_pread64,
+        libc::SYS_close,
+        libc::SYS_munmap,
+        libc::SYS_mremap,
+        libc::SYS_madvise,
+        libc::SYS_brk,
+        libc::SYS_futex,
+        libc::SYS_set_robust_list,
+        libc::SYS_rseq,
+        libc::SYS_gettid,
+        libc::SYS_getpid,
+        libc::SYS_getppid,
+        libc::SYS_sched_getaffinity,
+        libc::SYS_sched_yield,
+        libc::SYS_rt_sigaction,
+        libc::SYS_rt_sigprocmask,
+        libc::SYS_rt_sigreturn,
+        libc::SYS_sigaltstack,
+        libc::SYS_getrandom,
+        libc::SYS_clock_gettime,
+        libc::SYS_clock_getres,
+        libc::SYS_gettimeofday,
+        libc::SYS_nanosleep,
+        libc::SYS_clock_nanosleep,
+        libc::SYS_exit,
+        libc::SYS_exit_group,
+    ] {
+        allowed.insert(call, Vec::new());
+    }
+    allowed.insert(libc::SYS_mmap, not_write_and_exec(2)?);
+    allowed.insert(libc::SYS_mprotect, not_write_and_exec(2)?);
+    allowed.insert(libc::SYS_clone, thread_only);
+    allowed.insert(
+        libc::SYS_prctl,
+        first_is(&[libc::PR_SET_NAME as u64, libc::PR_GET_NAME as u64])?,
+    );
+    // Signals and limits only on the worker itself (0 means "self" for prlimit64).
+    allowed.insert(libc::SYS_kill, first_is(&[pid])?);
+    allowed.insert(libc::SYS_tgkill, first_is(&[pid])?);
+    allowed.insert(libc::SYS_prlimit64, first_is(&[0, pid])?);
+    // Only to install this policy's last filter; a filter can only restrict.
+    allowed.insert(
+        libc::SYS_seccomp,
+        first_is(&[libc::SECCOMP_SET_MODE_FILTER as u64])?,
+    );
+
+    Ok(Policy {
+        allowed,
+        killed: KILLED.iter().map(|&(_, nr)| nr).collect(),
+        enosys: vec![libc::SYS_clone3],
+    })
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+pub fn worker_policy(_pid: u32) -> Result<Policy, BackendError> {
+    Err(BackendError::InvalidArgumentNumber)
+}

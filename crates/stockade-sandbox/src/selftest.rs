@@ -1,0 +1,108 @@
+//! The self-test: before any guest code exists, the worker tries what the
+//! sandbox should stop. With every layer in force, anything that gets
+//! through refuses the start.
+
+use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
+
+use crate::{Layer, Requirement, SandboxError};
+
+/// One attempt and whether it got through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Probe {
+    pub name: &'static str,
+    pub got_through: bool,
+    pub detail: String,
+}
+
+fn probe(name: &'static str, attempt: impl FnOnce() -> Result<String, String>) -> Probe {
+    match attempt() {
+        Ok(detail) => Probe {
+            name,
+            got_through: true,
+            detail,
+        },
+        Err(detail) => Probe {
+            name,
+            got_through: false,
+            detail,
+        },
+    }
+}
+
+/// Runs every probe. `Ok` from an attempt means it got through.
+pub fn probes() -> Vec<Probe> {
+    vec![
+        probe("read a file", || {
+            std::fs::read("/etc/passwd")
+                .map(|_| "read /etc/passwd".to_owned())
+                .map_err(|e| e.to_string())
+        }),
+        probe("write a file", || {
+            let path = format!("/tmp/stockade-selftest-{}", std::process::id());
+            std::fs::write(&path, b"x").map_err(|e| e.to_string())?;
+            let _ = std::fs::remove_file(&path);
+            Ok(format!("created {path}"))
+        }),
+        probe("spawn a process", || {
+            // SAFETY: fork in a single-threaded process; the child leaves
+            // at once through _exit.
+            let child = unsafe { libc::fork() };
+            match child {
+                -1 => Err(std::io::Error::last_os_error().to_string()),
+                0 => {
+                    // SAFETY: ends the child immediately.
+                    unsafe { libc::_exit(0) }
+                }
+                pid => {
+                    let mut status = 0;
+                    // SAFETY: reaps our own child; `status` is a valid out-pointer.
+                    unsafe { libc::waitpid(pid, &mut status, 0) };
+                    Ok(format!("forked process {pid}"))
+                }
+            }
+        }),
+        probe("open a TCP connection", || {
+            let addr = SocketAddr::from(([127, 0, 0, 1], 9));
+            match TcpStream::connect_timeout(&addr, Duration::from_millis(200)) {
+                Ok(_) => Ok("connected to 127.0.0.1:9".into()),
+                // A refusal means a live network stack answered.
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
+                    Ok(format!("reached 127.0.0.1: {e}"))
+                }
+                Err(e) => Err(e.to_string()),
+            }
+        }),
+        probe("signal the parent", || {
+            let parent = rustix::process::getppid().ok_or("no parent")?;
+            // SAFETY: kill with signal 0 only checks permission; no signal is sent.
+            let rc = unsafe { libc::kill(parent.as_raw_nonzero().get(), 0) };
+            if rc == 0 {
+                Ok(format!("may signal process {}", parent.as_raw_nonzero()))
+            } else {
+                Err(std::io::Error::last_os_error().to_string())
+            }
+        }),
+    ]
+}
+
+/// Runs the probes and records the outcome.
+pub fn run(req: &mut Requirement) -> Result<(), SandboxError> {
+    let leaks: Vec<String> = probes()
+        .into_iter()
+        .filter(|p| p.got_through)
+        .map(|p| format!("{}: {}", p.name, p.detail))
+        .collect();
+    if leaks.is_empty() {
+        req.applied(Layer::SelfTest);
+        return Ok(());
+    }
+    let summary = leaks.join("; ");
+    if req.complete() {
+        return Err(SandboxError::SelfTestFailed(summary));
+    }
+    req.unavailable(
+        Layer::SelfTest,
+        format!("with layers missing, these got through: {summary}"),
+    )
+}

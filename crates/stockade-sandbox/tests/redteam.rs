@@ -1,0 +1,219 @@
+//! The red-team suite: the `redteam` example plays a compromised worker
+//! under exactly the production sandbox and fires each dangerous system call
+//! directly; these tests read what happened. Security claims here are
+//! checked by attacking, never by reading configuration back.
+
+use std::collections::BTreeMap;
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use stockade_sandbox::seccomp::KILLED;
+
+const EPERM: &str = "err 1";
+
+fn redteam_binary() -> PathBuf {
+    // Test binaries live in target/<profile>/deps; examples in target/<profile>/examples.
+    let exe = std::env::current_exe().unwrap();
+    let profile_dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
+    let path = profile_dir.join("examples").join("redteam");
+    assert!(
+        path.is_file(),
+        "build the example first: {}",
+        path.display()
+    );
+    path
+}
+
+fn redteam(args: &[&str]) -> Output {
+    Command::new(redteam_binary()).args(args).output().unwrap()
+}
+
+/// Runs a command and returns label → outcome ("ok N" or "err N").
+fn outcomes(args: &[&str]) -> BTreeMap<String, String> {
+    let output = redteam(args);
+    assert!(
+        output.status.success(),
+        "redteam {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.split_once(' '))
+        .map(|(label, outcome)| (label.to_owned(), outcome.to_owned()))
+        .collect()
+}
+
+#[test]
+fn the_production_sandbox_is_complete_on_this_kernel() {
+    let output = redteam(&["report"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report = String::from_utf8_lossy(&output.stdout);
+    for layer in [
+        "Rlimits",
+        "NotDumpable",
+        "Nobody",
+        "Namespaces",
+        "EmptyRoot",
+        "NoCapabilities",
+        "NoNewPrivs",
+        "LandlockFilesystem",
+        "LandlockNetwork",
+        "LandlockScopes",
+        "Seccomp",
+        "SelfTest",
+    ] {
+        assert!(report.contains(layer), "{layer} is not in force: {report}");
+    }
+    assert!(report.contains("missing: []"), "{report}");
+}
+
+#[test]
+fn every_call_on_the_kill_list_kills_the_worker_with_sigsys() {
+    assert!(KILLED.len() >= 40);
+    for (name, _) in KILLED {
+        let output = redteam(&["fire", name]);
+        assert_eq!(
+            output.status.signal(),
+            Some(libc::SIGSYS),
+            "{name} did not kill: {:?} {}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout)
+        );
+    }
+}
+
+#[test]
+fn every_denied_call_answers_eperm_whatever_its_arguments() {
+    let results = outcomes(&["denied"]);
+    assert!(results.len() >= 300, "only {} attempts ran", results.len());
+    for (label, outcome) in &results {
+        assert_eq!(outcome, EPERM, "{label} was not denied");
+    }
+}
+
+#[test]
+fn attacks_on_files_network_processes_and_memory_fail() {
+    let results = outcomes(&["attacks"]);
+    let expect = |label: &str, outcome: &str| {
+        assert_eq!(
+            results.get(label).map(String::as_str),
+            Some(outcome),
+            "{label}: {results:?}"
+        );
+    };
+    for label in [
+        "open-etc-passwd",
+        "create-file",
+        "stat-usr",
+        "socket-inet",
+        "socket-unix",
+        "connect-loopback",
+        "bind-port",
+        "signal-parent",
+        "signal-init",
+        "fork",
+        "fork-from-thread",
+        "clone-process",
+        "clone-newuser",
+        "mmap-write-exec",
+        "mprotect-write-exec",
+        "prlimit-parent",
+        "tgkill-parent",
+        "prctl-set-dumpable",
+        "seccomp-strict",
+    ] {
+        expect(label, EPERM);
+    }
+    // clone3 answers ENOSYS so the C library falls back to clone, whose flags the filter checks.
+    expect("clone3", "err 38");
+}
+
+#[test]
+fn the_calls_a_worker_needs_on_itself_still_work() {
+    let results = outcomes(&["allowed"]);
+    for label in [
+        "getpid",
+        "kill-self-0",
+        "tgkill-self-0",
+        "prlimit-self",
+        "mmap-read-write",
+        "mprotect-read",
+        "munmap",
+        "getrandom",
+        "thread-in-thread",
+        "write-stdout",
+    ] {
+        let outcome = results.get(label).map(String::as_str).unwrap_or("missing");
+        assert!(outcome.starts_with("ok"), "{label}: {outcome}");
+    }
+}
+
+#[test]
+fn without_seccomp_the_empty_root_has_nothing_to_find_or_write() {
+    let results = outcomes(&["--skip", "seccomp", "attacks"]);
+    assert_eq!(
+        results["stat-usr"], "err 2",
+        "stat(\"/usr\") should be ENOENT under the empty root"
+    );
+    assert_eq!(results["open-etc-passwd"], "err 2");
+    assert_eq!(
+        results["create-file"], "err 30",
+        "the root should be read-only (EROFS)"
+    );
+}
+
+#[test]
+fn without_seccomp_landlock_refuses_tcp() {
+    let results = outcomes(&["--skip", "seccomp", "attacks"]);
+    assert_eq!(results["connect-loopback"], "err 13");
+    assert_eq!(results["bind-port"], "err 13");
+    assert_eq!(results["signal-parent"], EPERM);
+}
+
+#[test]
+fn without_seccomp_or_landlock_the_network_namespace_reaches_nothing() {
+    let results = outcomes(&["--skip", "seccomp", "--skip", "landlock", "attacks"]);
+    assert_eq!(
+        results["connect-loopback"], "err 101",
+        "expected ENETUNREACH in the empty network namespace"
+    );
+}
+
+#[test]
+fn a_worker_started_as_root_runs_as_nobody_with_no_capabilities() {
+    let mut child = Command::new(redteam_binary())
+        .arg("hold")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    assert_eq!(line, "holding\n");
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>().join(" "))
+            .unwrap_or_default()
+    };
+    if rustix::process::geteuid().is_root() {
+        assert_eq!(field("Uid:"), "65534 65534 65534 65534");
+        assert_eq!(field("Gid:"), "65534 65534 65534 65534");
+    }
+    assert_eq!(field("CapEff:"), "0000000000000000");
+    assert_eq!(field("CapPrm:"), "0000000000000000");
+    assert_eq!(field("NoNewPrivs:"), "1");
+    assert_eq!(field("Seccomp:"), "2");
+}
