@@ -8,7 +8,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use stockade::{Language, Session, SessionOptions, Value};
+use stockade::{Language, SandboxMode, Session, SessionOptions, Value};
 
 fn percentile(sorted: &[Duration], p: f64) -> f64 {
     let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
@@ -25,12 +25,12 @@ fn report(name: &str, mut samples: Vec<Duration>) {
     );
 }
 
-fn options() -> SessionOptions {
-    SessionOptions::new(Language::Python)
+fn options(sandbox: SandboxMode) -> SessionOptions {
+    SessionOptions::new(Language::Python).sandbox(sandbox)
 }
 
-fn warm_round_trip(iterations: usize) -> Vec<Duration> {
-    let mut session = Session::new(options()).expect("session");
+fn warm_round_trip(sandbox: SandboxMode, iterations: usize) -> Vec<Duration> {
+    let mut session = Session::new(options(sandbox)).expect("session");
     for _ in 0..1000 {
         session.run("1 + 1").expect("warm-up");
     }
@@ -45,8 +45,8 @@ fn warm_round_trip(iterations: usize) -> Vec<Duration> {
         .collect()
 }
 
-fn host_call(iterations: usize) -> Vec<Duration> {
-    let mut session = Session::new(options()).expect("session");
+fn host_call(sandbox: SandboxMode, iterations: usize) -> Vec<Duration> {
+    let mut session = Session::new(options(sandbox)).expect("session");
     let marks = Arc::new(Mutex::new(Vec::with_capacity(iterations + 1)));
     let sink = Arc::clone(&marks);
     session.register_function("tick", move |_| {
@@ -70,11 +70,11 @@ fn host_call(iterations: usize) -> Vec<Duration> {
     marks.windows(2).map(|w| w[1] - w[0]).collect()
 }
 
-fn cold_start(iterations: usize) -> Vec<Duration> {
+fn cold_start(sandbox: SandboxMode, iterations: usize) -> Vec<Duration> {
     (0..iterations)
         .map(|_| {
             let start = Instant::now();
-            let mut session = Session::new(options()).expect("session");
+            let mut session = Session::new(options(sandbox)).expect("session");
             session.run("1 + 1").expect("run");
             let elapsed = start.elapsed();
             drop(session);
@@ -89,10 +89,21 @@ fn main() {
     let scale = if quick { 1 } else { 20 };
     println!("| measurement | median µs | p95 µs | samples |");
     println!("|---|---|---|---|");
-    report(
-        "warm round trip (`1 + 1` feed)",
-        warm_round_trip(500 * scale),
-    );
-    report("host call from a guest loop", host_call(500 * scale));
-    report("cold session start + first `1 + 1`", cold_start(10 * scale));
+    for (label, mode) in [
+        ("sandboxed", SandboxMode::Auto),
+        ("no sandbox", SandboxMode::Off),
+    ] {
+        report(
+            &format!("warm round trip (`1 + 1` feed), {label}"),
+            warm_round_trip(mode, 500 * scale),
+        );
+        report(
+            &format!("host call from a guest loop, {label}"),
+            host_call(mode, 500 * scale),
+        );
+        report(
+            &format!("cold start + first `1 + 1`, {label}"),
+            cold_start(mode, 10 * scale),
+        );
+    }
 }

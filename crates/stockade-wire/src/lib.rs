@@ -15,6 +15,7 @@ mod exception;
 mod frame;
 mod limits;
 mod message;
+mod sandbox;
 mod time;
 mod value;
 mod version;
@@ -29,6 +30,7 @@ pub use message::{
     Response, decode_request, decode_response, encode_request, encode_response,
     peek_configure_version,
 };
+pub use sandbox::{SandboxMode, SandboxReport};
 pub use time::{Date, DateTime, Time, TimeDelta};
 pub use value::Value;
 pub use version::{MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION, check_protocol_version};

@@ -5,6 +5,7 @@ use crate::error::{DecodeError, EncodeError};
 use crate::exception::{GuestException, MAX_TRACEBACK};
 use crate::frame::FRAME_HEADER_LEN;
 use crate::limits::WireLimits;
+use crate::sandbox::{SandboxMode, SandboxReport, read_report, write_report};
 use crate::value::Value;
 
 mod tag {
@@ -67,6 +68,8 @@ pub struct ConfigureLimits {
     pub print_flush_bytes: u32,
     /// Print output is sent once it has waited this long, in microseconds.
     pub print_flush_interval_us: u32,
+    /// RLIMIT_CPU for the worker process, in seconds.
+    pub cpu_seconds: Option<u64>,
 }
 
 /// The host's answer to a host function call.
@@ -147,6 +150,7 @@ pub enum Request {
         protocol_version: u32,
         package_version: String,
         language: Language,
+        sandbox: SandboxMode,
         limits: ConfigureLimits,
     },
     /// Run a snippet after binding `inputs` as globals.
@@ -170,6 +174,7 @@ pub enum Response {
         protocol_version: u32,
         worker_version: String,
         engine: String,
+        sandbox: SandboxReport,
     },
     /// Guest output, in order, between the turn's other messages.
     Print { stream: PrintStream, text: String },
@@ -270,12 +275,14 @@ pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>,
             protocol_version,
             package_version,
             language,
+            sandbox,
             limits: l,
         } => {
             w.u8(tag::CONFIGURE);
             w.u32(*protocol_version);
             write_label(&mut w, package_version, MAX_LABEL, "package version")?;
             w.u8(language.code());
+            w.u8(sandbox.code());
             w.opt(l.max_duration_us, |w, v| {
                 w.u64(v);
                 Ok(())
@@ -287,6 +294,10 @@ pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>,
             w.u32(l.max_recursion_depth);
             w.u32(l.print_flush_bytes);
             w.u32(l.print_flush_interval_us);
+            w.opt(l.cpu_seconds, |w, v| {
+                w.u64(v);
+                Ok(())
+            })?;
         }
         Request::Feed { code, inputs } => {
             w.u8(tag::FEED);
@@ -346,21 +357,25 @@ pub fn decode_request(payload: &[u8], limits: &WireLimits) -> Result<Request, De
                 1 => Some(Language::JavaScript),
                 _ => None,
             })?;
+            let sandbox = r.code("sandbox mode", SandboxMode::from_code)?;
             let max_duration_us = r.opt(Reader::u64)?;
             let max_memory = r.opt(Reader::u64)?;
             let max_recursion_depth = r.u32()?;
             let print_flush_bytes = r.u32()?;
             let print_flush_interval_us = r.u32()?;
+            let cpu_seconds = r.opt(Reader::u64)?;
             Request::Configure {
                 protocol_version,
                 package_version,
                 language,
+                sandbox,
                 limits: ConfigureLimits {
                     max_duration_us,
                     max_memory,
                     max_recursion_depth,
                     print_flush_bytes,
                     print_flush_interval_us,
+                    cpu_seconds,
                 },
             }
         }
@@ -399,11 +414,13 @@ pub fn encode_response(response: &Response, limits: &WireLimits) -> Result<Vec<u
             protocol_version,
             worker_version,
             engine,
+            sandbox,
         } => {
             w.u8(tag::READY);
             w.u32(*protocol_version);
             write_label(&mut w, worker_version, MAX_LABEL, "worker version")?;
             write_label(&mut w, engine, MAX_LABEL, "engine")?;
+            write_report(&mut w, sandbox)?;
         }
         Response::Print { stream, text } => {
             w.u8(tag::PRINT);
@@ -473,6 +490,7 @@ pub fn decode_response(payload: &[u8], limits: &WireLimits) -> Result<Response, 
             protocol_version: r.u32()?,
             worker_version: r.str_capped("worker version", MAX_LABEL)?,
             engine: r.str_capped("engine", MAX_LABEL)?,
+            sandbox: read_report(&mut r)?,
         },
         tag::PRINT => {
             let stream = r.code("print stream", |code| match code {

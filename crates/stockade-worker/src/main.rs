@@ -26,15 +26,22 @@ fn main() {
         println!("stockade-worker {}", env!("CARGO_PKG_VERSION"));
         return;
     }
-    let session = std::thread::Builder::new()
-        .name("session".into())
-        .stack_size(SESSION_STACK)
-        .spawn(serve::serve_stdio);
-    let code = match session {
-        Ok(handle) => handle.join().unwrap_or(serve::EXIT_SOFTWARE),
-        Err(err) => {
-            eprintln!("stockade-worker: cannot start the session thread: {err}");
-            serve::EXIT_SOFTWARE
+    // Configure and the sandbox run here, while the process has one thread:
+    // namespaces and Landlock bind only the calling thread and its children.
+    let code = match serve::configure() {
+        Err(code) => code,
+        Ok(configured) => {
+            let session = std::thread::Builder::new()
+                .name("session".into())
+                .stack_size(SESSION_STACK)
+                .spawn(move || serve::serve(configured));
+            match session {
+                Ok(handle) => handle.join().unwrap_or(serve::EXIT_SOFTWARE),
+                Err(err) => {
+                    eprintln!("stockade-worker: cannot start the session thread: {err}");
+                    serve::EXIT_SOFTWARE
+                }
+            }
         }
     };
     std::process::exit(code);

@@ -1,8 +1,11 @@
-//! The serve loop: the worker's protocol state machine from Configure to Close.
+//! The worker's protocol state machine: Configure and the sandbox on the
+//! main thread, then Ready and the turns on the session thread, to Close.
 
+use stockade_sandbox::{Mode, Report, SandboxConfig};
 use stockade_wire::{
-    ErrorKind, GuestException, Language, PROTOCOL_VERSION, Request, Response, WireLimits,
-    check_protocol_version, decode_request, peek_configure_version,
+    ConfigureLimits, ErrorKind, GuestException, Language, PROTOCOL_VERSION, Request, Response,
+    SandboxMode, SandboxReport, WireLimits, check_protocol_version, decode_request,
+    peek_configure_version,
 };
 
 use crate::alloc;
@@ -31,60 +34,123 @@ fn fatal(link: &mut Link, code: i32, message: String) -> i32 {
     code
 }
 
-/// Serves one session on stdin/stdout; returns the exit status.
-pub fn serve_stdio() -> i32 {
+/// A worker that has read its Configure and applied its sandbox, ready to
+/// start its engine on the session thread.
+#[derive(Debug)]
+pub struct Configured {
+    link: Link,
+    language: Language,
+    limits: ConfigureLimits,
+    sandbox: SandboxReport,
+}
+
+fn sandbox_mode(mode: SandboxMode) -> Mode {
+    match mode {
+        SandboxMode::Off => Mode::Off,
+        SandboxMode::Auto => Mode::Auto,
+        SandboxMode::Require => Mode::Require,
+    }
+}
+
+fn wire_report(mode: SandboxMode, report: Report) -> SandboxReport {
+    SandboxReport {
+        mode,
+        applied: report
+            .applied
+            .iter()
+            .map(|layer| layer.name().to_owned())
+            .collect(),
+        missing: report
+            .missing
+            .into_iter()
+            .map(|m| (m.layer.name().to_owned(), m.reason))
+            .collect(),
+        extras: report.extras,
+    }
+}
+
+/// Runs on the main thread while the process has no other: reads
+/// Configure, checks the version and language, and applies the sandbox.
+/// On failure returns the exit status, after sending Fatal.
+pub fn configure() -> Result<Configured, i32> {
     let limits = WireLimits::default();
     let mut link = match Link::stdio(limits) {
         Ok(link) => link,
         Err(err) => {
             eprintln!("stockade-worker: cannot open stdin/stdout: {err}");
-            return EXIT_SOFTWARE;
+            return Err(EXIT_SOFTWARE);
         }
     };
-
     let payload = match link.read_frame() {
         Ok(Some(payload)) => payload,
-        Ok(None) => return 0,
+        Ok(None) => return Err(0),
         Err(err) => {
-            return fatal(
+            return Err(fatal(
                 &mut link,
                 EXIT_PROTOCOL,
                 format!("cannot read Configure: {err}"),
-            );
+            ));
         }
     };
     let Some(version) = peek_configure_version(&payload) else {
-        return fatal(
+        return Err(fatal(
             &mut link,
             EXIT_PROTOCOL,
             "the first message must be Configure".into(),
-        );
+        ));
     };
     if let Err(message) = check_protocol_version(version) {
-        return fatal(&mut link, EXIT_PROTOCOL, message);
+        return Err(fatal(&mut link, EXIT_PROTOCOL, message));
     }
-    let (language, config) = match decode_request(&payload, &limits) {
+    let (language, mode, config) = match decode_request(&payload, &limits) {
         Ok(Request::Configure {
-            language, limits, ..
-        }) => (language, limits),
+            language,
+            sandbox,
+            limits,
+            ..
+        }) => (language, sandbox, limits),
         Ok(_) => unreachable_configure(),
         Err(err) => {
-            return fatal(
+            return Err(fatal(
                 &mut link,
                 EXIT_PROTOCOL,
                 format!("malformed Configure: {err}"),
-            );
+            ));
         }
     };
+    if language == Language::JavaScript {
+        return Err(fatal(
+            &mut link,
+            EXIT_CONFIG,
+            "language javascript is not available in this worker build".into(),
+        ));
+    }
+    let report = match stockade_sandbox::apply(&SandboxConfig::new(
+        sandbox_mode(mode),
+        config.cpu_seconds,
+    )) {
+        Ok(report) => report,
+        Err(err) => return Err(fatal(&mut link, EXIT_CONFIG, err.to_string())),
+    };
+    Ok(Configured {
+        link,
+        language,
+        limits: config,
+        sandbox: wire_report(mode, report),
+    })
+}
+
+/// Serves the session on the session thread; returns the exit status.
+pub fn serve(configured: Configured) -> i32 {
+    let Configured {
+        mut link,
+        language,
+        limits: config,
+        sandbox,
+    } = configured;
     let mut engine: Box<dyn Engine> = match language {
         Language::Python => Box::new(PythonEngine::new(&config)),
-        Language::JavaScript => {
-            return fatal(
-                &mut link,
-                EXIT_CONFIG,
-                "language javascript is not available in this worker build".into(),
-            );
-        }
+        Language::JavaScript => return EXIT_CONFIG,
     };
     link.printer = Printer::new(
         config.print_flush_bytes as usize,
@@ -100,6 +166,7 @@ pub fn serve_stdio() -> i32 {
         protocol_version: PROTOCOL_VERSION,
         worker_version: env!("CARGO_PKG_VERSION").into(),
         engine: format!("{} (monty {})", language.name(), monty_types::MONTY_VERSION),
+        sandbox,
     });
 
     loop {

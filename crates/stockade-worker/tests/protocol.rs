@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use stockade_wire::{
     CallOutcome, ConfigureLimits, ErrorKind, Language, LookupOutcome, PROTOCOL_VERSION, Request,
-    Response, Value, WireLimits, decode_response, encode_request, read_frame,
+    Response, SandboxMode, Value, WireLimits, decode_response, encode_request, read_frame,
 };
 
 struct Worker {
@@ -23,6 +23,7 @@ fn limits() -> ConfigureLimits {
         max_recursion_depth: 1000,
         print_flush_bytes: 8192,
         print_flush_interval_us: 5000,
+        cpu_seconds: Some(120),
     }
 }
 
@@ -31,6 +32,7 @@ fn configure(version: u32, language: Language, limits: ConfigureLimits) -> Reque
         protocol_version: version,
         package_version: "test".into(),
         language,
+        sandbox: SandboxMode::Require,
         limits,
     }
 }

@@ -34,7 +34,7 @@ pub use async_session::AsyncSession;
 pub use error::{CrashInfo, Error, GuestError, TimeLimit};
 pub use host::{Args, HostError, HostResult};
 pub use locate::{WORKER_ENV, WORKER_NAME, locate_worker};
-pub use options::{Language, Limits, SessionOptions};
+pub use options::{Language, Limits, SandboxMode, SessionOptions};
 pub use session::{Session, WorkerInfo};
 pub use stockade_wire::{
     BigInt, Date, DateTime, PROTOCOL_VERSION, PrintStream, Time, TimeDelta, Value,

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use stockade_wire::Language;
+pub use stockade_wire::{Language, SandboxMode};
 
 /// Limits enforced inside the worker (sent to it in Configure).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,6 +45,10 @@ impl Default for Limits {
 #[derive(Debug, Clone)]
 pub struct SessionOptions {
     pub language: Language,
+    /// How strictly the worker applies its OS sandbox. Default: `Auto`
+    /// (every layer the kernel gives, missing ones reported and logged);
+    /// use `Require` in production.
+    pub sandbox: SandboxMode,
     /// The worker binary; when `None` it is found as `locate_worker` describes.
     pub worker: Option<PathBuf>,
     pub limits: Limits,
@@ -69,12 +73,32 @@ impl SessionOptions {
     pub fn new(language: Language) -> Self {
         Self {
             language,
+            sandbox: SandboxMode::Auto,
             worker: None,
             limits: Limits::default(),
             request_timeout: Self::DEFAULT_REQUEST_TIMEOUT,
             duration_grace: Self::DEFAULT_DURATION_GRACE,
             write_stall_timeout: Self::DEFAULT_WRITE_STALL_TIMEOUT,
         }
+    }
+
+    pub fn sandbox(mut self, mode: SandboxMode) -> Self {
+        self.sandbox = mode;
+        self
+    }
+
+    /// RLIMIT_CPU for the worker: twice the longest a session may compute,
+    /// `max_duration` if set, else `request_timeout`, in whole seconds.
+    pub fn cpu_seconds(&self) -> u64 {
+        let longest = self
+            .limits
+            .max_duration
+            .unwrap_or(self.request_timeout)
+            .max(self.request_timeout);
+        longest
+            .as_secs_f64()
+            .mul_add(2.0, 0.999)
+            .min(u64::MAX as f64) as u64
     }
 
     pub fn worker(mut self, path: impl Into<PathBuf>) -> Self {

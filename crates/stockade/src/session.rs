@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use stockade_wire::{
     CallOutcome, ConfigureLimits, ErrorKind, GuestException, LookupOutcome, PROTOCOL_VERSION,
-    PrintStream, Request, Response, Value, WireLimits, encode_request,
+    PrintStream, Request, Response, SandboxMode, SandboxReport, Value, WireLimits, encode_request,
 };
 
 use crate::error::{CrashInfo, Error, GuestError, TimeLimit};
@@ -27,6 +27,8 @@ pub struct WorkerInfo {
     pub protocol_version: u32,
     pub worker_version: String,
     pub engine: String,
+    /// Which OS sandbox layers are in force in the worker.
+    pub sandbox: SandboxReport,
 }
 
 /// A guest session in its own worker process. Globals persist across
@@ -85,6 +87,12 @@ impl Session {
                 protocol_version: 0,
                 worker_version: String::new(),
                 engine: String::new(),
+                sandbox: SandboxReport {
+                    mode: SandboxMode::Off,
+                    applied: Vec::new(),
+                    missing: Vec::new(),
+                    extras: Vec::new(),
+                },
             },
             wire,
         };
@@ -98,6 +106,7 @@ impl Session {
             protocol_version: PROTOCOL_VERSION,
             package_version: env!("CARGO_PKG_VERSION").into(),
             language: self.options.language,
+            sandbox: self.options.sandbox,
             limits: ConfigureLimits {
                 max_duration_us: limits
                     .max_duration
@@ -107,6 +116,7 @@ impl Session {
                 print_flush_bytes: limits.print_flush_bytes,
                 print_flush_interval_us: u32::try_from(limits.print_flush_interval.as_micros())
                     .unwrap_or(u32::MAX),
+                cpu_seconds: Some(self.options.cpu_seconds()),
             },
         };
         let frame = encode_request(&configure, &self.wire)
@@ -118,11 +128,25 @@ impl Session {
                 protocol_version,
                 worker_version,
                 engine,
+                sandbox,
             } => {
+                if sandbox.mode == SandboxMode::Auto && !sandbox.missing.is_empty() {
+                    let missing: Vec<String> = sandbox
+                        .missing
+                        .iter()
+                        .map(|(l, why)| format!("{l} ({why})"))
+                        .collect();
+                    tracing::warn!(
+                        worker = self.worker.pid(),
+                        "stockade worker runs without these sandbox layers: {}",
+                        missing.join("; ")
+                    );
+                }
                 self.info = WorkerInfo {
                     protocol_version,
                     worker_version,
                     engine,
+                    sandbox,
                 };
                 Ok(())
             }

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use stockade::{Error, Language, Session, SessionOptions, TimeLimit, Value};
-use stockade_wire::{Response, WireLimits, encode_response};
+use stockade_wire::{Response, SandboxMode, SandboxReport, WireLimits, encode_response};
 
 static FAKES: AtomicUsize = AtomicUsize::new(0);
 
@@ -41,6 +41,12 @@ fn ready() -> Vec<u8> {
         protocol_version: 1,
         worker_version: "fake".into(),
         engine: "fake".into(),
+        sandbox: SandboxReport {
+            mode: SandboxMode::Off,
+            applied: vec![],
+            missing: vec![],
+            extras: vec![],
+        },
     })
 }
 
