@@ -4,6 +4,7 @@
 // Nothing a guest, a worker or a peer controls may reach a panic.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+mod doctor;
 mod exit;
 mod run;
 
@@ -20,6 +21,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     Run(run::RunArgs),
+    Doctor(doctor::DoctorArgs),
 }
 
 fn main() {
@@ -29,6 +31,7 @@ fn main() {
     };
     let code = match cli.command {
         Command::Run(args) => run::run(args),
+        Command::Doctor(args) => doctor::doctor(args),
     };
     std::process::exit(code);
 }

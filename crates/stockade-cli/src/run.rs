@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use stockade::{Language, PrintStream, Session, SessionOptions, Value};
+use stockade::{Language, PrintStream, SandboxMode, Session, SessionOptions, Value};
 
 use crate::exit;
 
@@ -13,6 +13,23 @@ use crate::exit;
 pub enum Lang {
     Python,
     Javascript,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Sandbox {
+    Require,
+    Auto,
+    Off,
+}
+
+impl Sandbox {
+    pub fn mode(self) -> SandboxMode {
+        match self {
+            Sandbox::Require => SandboxMode::Require,
+            Sandbox::Auto => SandboxMode::Auto,
+            Sandbox::Off => SandboxMode::Off,
+        }
+    }
 }
 
 /// Run a Python or JavaScript file in a supervised worker.
@@ -35,6 +52,10 @@ pub struct RunArgs {
     /// Guest memory ceiling, such as 512M or 2G.
     #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
     max_memory: u64,
+    /// OS sandbox: require (refuse to run without every layer), auto (every
+    /// layer the kernel gives), or off (debugging only).
+    #[arg(long, value_enum, default_value = "auto")]
+    sandbox: Sandbox,
     /// Worker binary to use (default: $STOCKADE_WORKER, beside this program, then PATH).
     #[arg(long, value_name = "PATH")]
     worker: Option<PathBuf>,
@@ -138,6 +159,7 @@ pub fn run(args: RunArgs) -> i32 {
         }
     };
     let mut options = SessionOptions::new(language)
+        .sandbox(args.sandbox.mode())
         .request_timeout(args.timeout)
         .max_memory(args.max_memory);
     if let Some(limit) = args.max_duration {

@@ -233,3 +233,73 @@ fn a_crashed_worker_exits_5() {
     assert!(line.starts_with("stockade: worker crashed"), "{line}");
     assert!(line.contains("fake worker died"), "{line}");
 }
+
+#[test]
+fn doctor_shows_the_worker_and_the_sandbox_in_both_modes() {
+    let output = stockade(&["doctor"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("worker: "), "{text}");
+    assert!(text.contains("protocol: 1..=1"), "{text}");
+    assert!(text.contains("sandbox require: starts"), "{text}");
+    assert!(text.contains("sandbox auto: starts"), "{text}");
+    assert!(
+        text.contains("seccomp") && text.contains("empty-root"),
+        "{text}"
+    );
+
+    let output = stockade(&["doctor", "--json"]);
+    assert_eq!(output.status.code(), Some(0));
+    let json = stdout(&output);
+    assert!(
+        json.trim_start().starts_with('{') && json.trim_end().ends_with('}'),
+        "{json}"
+    );
+    assert!(json.contains("\"require\": {\"starts\": true"), "{json}");
+    assert!(json.contains("\"complete\": true"), "{json}");
+}
+
+#[test]
+fn the_sandbox_mode_is_chosen_on_the_command_line() {
+    for mode in ["require", "auto", "off"] {
+        let output = run_code("6 * 7", &["--sandbox", mode]);
+        assert_eq!(output.status.code(), Some(0), "{mode}: {}", stderr(&output));
+        assert_eq!(stdout(&output), "42\n");
+    }
+    let output = run_code("1", &["--sandbox", "sometimes"]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn a_worker_whose_host_dies_does_not_run_on() {
+    let path = script("spin.py", b"while True:\n    pass\n");
+    let mut cli = Command::new(STOCKADE)
+        .args(["run", path.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Find the worker: the CLI's child.
+    let worker = (0..200)
+        .find_map(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            let children =
+                std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", cli.id())).ok()?;
+            children.split_whitespace().next().map(str::to_owned)
+        })
+        .expect("the CLI started a worker");
+    cli.kill().unwrap();
+    cli.wait().unwrap();
+    // The worker's watchdog notices it lost its parent within a few polls.
+    let gone = (0..200).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        match std::fs::read_to_string(format!("/proc/{worker}/stat")) {
+            Err(_) => true,
+            Ok(stat) => stat
+                .rsplit(')')
+                .next()
+                .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+        }
+    });
+    assert!(gone, "worker {worker} still runs after its host was killed");
+}

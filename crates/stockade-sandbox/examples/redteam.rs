@@ -3,9 +3,10 @@
 //! the worker does, then fires system calls directly and prints one line per
 //! attempt: `<label> ok <return>` or `<label> err <errno>`.
 //!
-//! Usage: `redteam [--skip LAYER]... <command> [args]`, where command is
+//! Usage: `redteam [--cpu SECONDS] [--skip LAYER]... <command> [args]`, where command is
 //! `report`, `fire NAME` (one call from the kill list), `denied`, `attacks`,
-//! `allowed` or `hold` (wait, so the test can look at the process).
+//! `allowed`, `hold` (wait, so the test can look at the process) or `burn`
+//! (spin until RLIMIT_CPU, set with `--cpu SECONDS`, stops it).
 
 use std::ffi::CString;
 
@@ -354,6 +355,12 @@ fn allowed() {
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut skip = Vec::new();
+    let mut cpu_seconds = 60;
+    if args.first().map(String::as_str) == Some("--cpu") {
+        args.remove(0);
+        cpu_seconds = args.first().and_then(|s| s.parse().ok()).unwrap_or(60);
+        args.remove(0);
+    }
     while args.first().map(String::as_str) == Some("--skip") {
         args.remove(0);
         let layer = match args.first().map(String::as_str) {
@@ -375,7 +382,7 @@ fn main() {
     };
     let config = SandboxConfig {
         skip,
-        ..SandboxConfig::new(mode, Some(60))
+        ..SandboxConfig::new(mode, Some(cpu_seconds))
     };
     let report = match stockade_sandbox::apply(&config) {
         Ok(report) => report,
@@ -402,6 +409,12 @@ fn main() {
             }
         }
         Some("attacks") => attacks(report.applied.contains(&Layer::Seccomp)),
+        Some("burn") => {
+            let mut n = 0u64;
+            loop {
+                n = std::hint::black_box(n.wrapping_add(1));
+            }
+        }
         Some("hold") => {
             println!("holding");
             std::thread::sleep(std::time::Duration::from_secs(10));

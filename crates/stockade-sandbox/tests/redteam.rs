@@ -217,3 +217,48 @@ fn a_worker_started_as_root_runs_as_nobody_with_no_capabilities() {
     assert_eq!(field("NoNewPrivs:"), "1");
     assert_eq!(field("Seccomp:"), "2");
 }
+
+#[test]
+fn rlimit_cpu_stops_a_worker_that_burns_its_cpu_time() {
+    let started = std::time::Instant::now();
+    let output = redteam(&["--cpu", "1", "burn"]);
+    assert_eq!(
+        output.status.signal(),
+        Some(libc::SIGXCPU),
+        "{:?}",
+        output.status
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+}
+
+#[test]
+fn core_dumps_are_off() {
+    // RLIMIT_CORE is 0 and the process is not dumpable: a crash leaves nothing.
+    let mut child = Command::new(redteam_binary())
+        .arg("hold")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let limits = std::fs::read_to_string(format!("/proc/{}/limits", child.id())).unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let core = limits
+        .lines()
+        .find(|l| l.starts_with("Max core file size"))
+        .unwrap();
+    assert!(
+        core.split_whitespace().filter(|w| *w == "0").count() >= 2,
+        "{core}"
+    );
+    let files = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .unwrap();
+    assert!(files.contains(" 16 "), "{files}");
+}

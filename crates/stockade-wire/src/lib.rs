@@ -24,7 +24,7 @@ pub use codec::{decode_value, encode_value};
 pub use error::{DecodeError, EncodeError};
 pub use exception::{GuestException, KNOWN_EXCEPTION_TYPES, MAX_EXCEPTION_MESSAGE, MAX_TRACEBACK};
 pub use frame::{FRAME_HEADER_LEN, FrameReader, frame_length, read_frame, write_frame};
-pub use limits::WireLimits;
+pub use limits::{WireLimits, allocator_headroom, rss_ceiling};
 pub use message::{
     CallOutcome, ConfigureLimits, ErrorKind, Language, LookupOutcome, PrintStream, Request,
     Response, decode_request, decode_response, encode_request, encode_response,

@@ -39,3 +39,33 @@ impl Default for WireLimits {
         }
     }
 }
+
+/// Live bytes the worker's allocator allows past `max_memory` before it
+/// refuses, so that the interpreter's own check (a clean MemoryError)
+/// normally fires first and the hard cap only stops bursts between checks.
+pub fn allocator_headroom(max_memory: u64) -> u64 {
+    max_memory / 8 + 8 * 1024 * 1024
+}
+
+/// Resident memory the worker needs beyond its heap: code, stacks, slack.
+const RSS_SLACK: u64 = 64 * 1024 * 1024;
+
+/// Resident memory past which the worker's watchdog and the host's
+/// supervisor end a worker whose heap is capped at `max_memory`.
+pub fn rss_ceiling(max_memory: u64) -> u64 {
+    max_memory
+        .saturating_add(allocator_headroom(max_memory))
+        .saturating_add(RSS_SLACK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rss_ceiling_sits_above_the_allocator_cap() {
+        let max = 1024 * 1024 * 1024;
+        assert!(rss_ceiling(max) > max + allocator_headroom(max));
+        assert_eq!(rss_ceiling(u64::MAX), u64::MAX);
+    }
+}

@@ -12,6 +12,7 @@ mod engine;
 mod link;
 mod print;
 mod serve;
+mod watchdog;
 
 #[global_allocator]
 static ALLOCATOR: alloc::CappedAllocator = alloc::CappedAllocator;

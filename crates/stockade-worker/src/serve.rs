@@ -12,6 +12,7 @@ use crate::alloc;
 use crate::engine::{Engine, PythonEngine};
 use crate::link::{Incoming, Link, request_name};
 use crate::print::Printer;
+use crate::watchdog::Watchdog;
 
 /// Internal failure (sysexits EX_SOFTWARE).
 pub const EXIT_SOFTWARE: i32 = 70;
@@ -19,13 +20,6 @@ pub const EXIT_SOFTWARE: i32 = 70;
 pub const EXIT_PROTOCOL: i32 = 76;
 /// The configuration asks for something this worker cannot do (sysexits EX_CONFIG).
 pub const EXIT_CONFIG: i32 = 78;
-
-/// Extra live bytes the allocator allows past `max_memory` before it refuses,
-/// so that the interpreter's own check (a clean MemoryError) normally fires
-/// first and the hard cap only stops bursts between its checks.
-fn allocator_headroom(max_memory: u64) -> u64 {
-    max_memory / 8 + 8 * 1024 * 1024
-}
 
 /// Sends Fatal, and returns the exit status to leave with.
 fn fatal(link: &mut Link, code: i32, message: String) -> i32 {
@@ -42,6 +36,7 @@ pub struct Configured {
     language: Language,
     limits: ConfigureLimits,
     sandbox: SandboxReport,
+    watchdog: Option<Watchdog>,
 }
 
 fn sandbox_mode(mode: SandboxMode) -> Mode {
@@ -125,6 +120,8 @@ pub fn configure() -> Result<Configured, i32> {
             "language javascript is not available in this worker build".into(),
         ));
     }
+    // The watchdog's view of /proc must be opened before the sandbox closes it.
+    let watchdog = Watchdog::prepare();
     let report = match stockade_sandbox::apply(&SandboxConfig::new(
         sandbox_mode(mode),
         config.cpu_seconds,
@@ -132,11 +129,34 @@ pub fn configure() -> Result<Configured, i32> {
         Ok(report) => report,
         Err(err) => return Err(fatal(&mut link, EXIT_CONFIG, err.to_string())),
     };
+    let mut sandbox = wire_report(mode, report);
+    let watchdog = match watchdog {
+        Ok(watchdog) => Some(watchdog),
+        // Fail closed: without a reading of resident memory the RSS ceiling
+        // cannot hold, which `require` refuses and `auto` reports.
+        Err(err) if mode == SandboxMode::Require => {
+            return Err(fatal(
+                &mut link,
+                EXIT_CONFIG,
+                format!("the RSS watchdog cannot read /proc/self/statm: {err}"),
+            ));
+        }
+        Err(err) => {
+            if mode == SandboxMode::Auto {
+                sandbox.missing.push((
+                    "rss-watchdog".into(),
+                    format!("cannot read /proc/self/statm: {err}"),
+                ));
+            }
+            None
+        }
+    };
     Ok(Configured {
         link,
         language,
         limits: config,
-        sandbox: wire_report(mode, report),
+        sandbox,
+        watchdog,
     })
 }
 
@@ -147,7 +167,17 @@ pub fn serve(configured: Configured) -> i32 {
         language,
         limits: config,
         sandbox,
+        watchdog,
     } = configured;
+    if let Some(watchdog) = watchdog
+        && let Err(err) = watchdog.start(config.max_memory.map(stockade_wire::rss_ceiling))
+    {
+        return fatal(
+            &mut link,
+            EXIT_SOFTWARE,
+            format!("cannot start the watchdog: {err}"),
+        );
+    }
     let mut engine: Box<dyn Engine> = match language {
         Language::Python => Box::new(PythonEngine::new(&config)),
         Language::JavaScript => return EXIT_CONFIG,
@@ -158,7 +188,8 @@ pub fn serve(configured: Configured) -> i32 {
     );
     match config.max_memory {
         Some(max) => alloc::arm(
-            usize::try_from(max.saturating_add(allocator_headroom(max))).unwrap_or(usize::MAX),
+            usize::try_from(max.saturating_add(stockade_wire::allocator_headroom(max)))
+                .unwrap_or(usize::MAX),
         ),
         None => alloc::mark_baseline(),
     }

@@ -28,6 +28,7 @@ mod locate;
 mod options;
 mod process;
 mod session;
+mod supervisor;
 
 #[cfg(feature = "tokio")]
 pub use async_session::AsyncSession;
@@ -37,5 +38,6 @@ pub use locate::{WORKER_ENV, WORKER_NAME, locate_worker};
 pub use options::{Language, Limits, SandboxMode, SessionOptions};
 pub use session::{Session, WorkerInfo};
 pub use stockade_wire::{
-    BigInt, Date, DateTime, PROTOCOL_VERSION, PrintStream, Time, TimeDelta, Value,
+    BigInt, Date, DateTime, MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION, PrintStream,
+    SandboxReport, Time, TimeDelta, Value,
 };

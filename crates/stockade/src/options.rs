@@ -62,12 +62,15 @@ pub struct SessionOptions {
     /// How long the worker may leave a request unread before it is killed.
     /// Default: 10 s.
     pub write_stall_timeout: Duration,
+    /// Threads the worker may run before it is killed. Default: 64.
+    pub max_threads: u32,
 }
 
 impl SessionOptions {
     pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
     pub const DEFAULT_DURATION_GRACE: Duration = Duration::from_secs(1);
     pub const DEFAULT_WRITE_STALL_TIMEOUT: Duration = Duration::from_secs(10);
+    pub const DEFAULT_MAX_THREADS: u32 = 64;
 
     /// Defaults for `language`.
     pub fn new(language: Language) -> Self {
@@ -79,6 +82,7 @@ impl SessionOptions {
             request_timeout: Self::DEFAULT_REQUEST_TIMEOUT,
             duration_grace: Self::DEFAULT_DURATION_GRACE,
             write_stall_timeout: Self::DEFAULT_WRITE_STALL_TIMEOUT,
+            max_threads: Self::DEFAULT_MAX_THREADS,
         }
     }
 
@@ -136,6 +140,11 @@ impl SessionOptions {
         self
     }
 
+    pub fn max_threads(mut self, threads: u32) -> Self {
+        self.max_threads = threads;
+        self
+    }
+
     pub fn write_stall_timeout(mut self, timeout: Duration) -> Self {
         self.write_stall_timeout = timeout;
         self
@@ -154,6 +163,9 @@ impl SessionOptions {
         }
         if self.limits.max_memory == Some(0) {
             return Err("max_memory must be greater than zero".into());
+        }
+        if self.max_threads == 0 {
+            return Err("max_threads must be at least 1".into());
         }
         if self.limits.max_recursion_depth == 0 {
             return Err("max_recursion_depth must be at least 1".into());

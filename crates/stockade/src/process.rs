@@ -12,6 +12,8 @@ use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
 use rustix::io::Errno;
 use stockade_wire::{DecodeError, FrameReader, Response, WireLimits, decode_response};
 
+use crate::supervisor::{SupervisionLimits, Supervisor, Violation};
+
 /// How much of the worker's stderr is kept for error reports.
 const STDERR_TAIL: usize = 8 * 1024;
 /// How long the reader keeps trying non-blocking reads before it sleeps in
@@ -64,6 +66,7 @@ pub(crate) struct WorkerProcess {
     stderr_tail: Vec<u8>,
     exit: Option<ExitInfo>,
     read_buf: Box<[u8]>,
+    supervisor: Option<Supervisor>,
 }
 
 fn set_nonblocking(fd: &OwnedFd) -> std::io::Result<()> {
@@ -113,12 +116,31 @@ impl WorkerProcess {
             stderr_tail: Vec::new(),
             exit: None,
             read_buf: vec![0u8; 64 * 1024].into_boxed_slice(),
+            supervisor: None,
         })
     }
 
     /// The worker's process id.
     pub(crate) fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    /// Starts the supervisor thread for this worker.
+    pub(crate) fn supervise(&mut self, limits: SupervisionLimits) -> std::io::Result<()> {
+        self.supervisor = Some(Supervisor::start(self.pid(), limits)?);
+        Ok(())
+    }
+
+    /// Why the supervisor killed the worker, if it did.
+    pub(crate) fn violation(&self) -> Option<Violation> {
+        self.supervisor.as_ref().and_then(Supervisor::verdict)
+    }
+
+    /// Stops the supervisor, which must not signal a pid that is reaped.
+    fn stop_supervisor(&mut self) {
+        if let Some(supervisor) = &mut self.supervisor {
+            supervisor.stop();
+        }
     }
 
     /// Waits until one of the fds is ready or the deadline passes; returns
@@ -243,6 +265,7 @@ impl WorkerProcess {
             return exit;
         }
         let deadline = Instant::now() + REAP_GRACE;
+        self.stop_supervisor();
         loop {
             match self.child.try_wait() {
                 Ok(Some(status)) => {
@@ -263,6 +286,7 @@ impl WorkerProcess {
     }
 
     fn reap_now(&mut self) -> ExitInfo {
+        self.stop_supervisor();
         let exit = match self.child.wait() {
             Ok(status) => ExitInfo {
                 code: status.code(),

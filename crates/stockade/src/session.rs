@@ -13,11 +13,16 @@ use crate::host::{Args, HostFunction, HostResult};
 use crate::locate::locate_worker;
 use crate::options::SessionOptions;
 use crate::process::{ExitInfo, RecvError, SendError, WorkerProcess};
+use crate::supervisor::{SupervisionLimits, Violation, all_threads_filtered, usage};
 
 /// Exit status of a worker whose allocator refused an allocation.
 const EXIT_MEMORY: i32 = 65;
 /// Exit status of a worker that refused its configuration.
 const EXIT_CONFIG: i32 = 78;
+/// The signal RLIMIT_CPU's soft limit sends.
+const SIGXCPU: i32 = 24;
+/// Exit status of a worker whose watchdog saw resident memory pass the ceiling.
+const EXIT_RSS: i32 = 71;
 
 type PrintFn = dyn FnMut(PrintStream, &str) + Send;
 
@@ -97,7 +102,62 @@ impl Session {
             wire,
         };
         session.configure()?;
+        session.start_supervision()?;
         Ok(session)
+    }
+
+    /// Checks the worker from outside and starts its supervisor. A limit
+    /// that cannot be measured fails closed in `require` mode and is
+    /// logged in `auto` mode.
+    fn start_supervision(&mut self) -> Result<(), Error> {
+        let pid = self.worker.pid();
+        if let Err(err) = usage(pid) {
+            let message = format!("cannot read the worker's memory and threads in /proc: {err}");
+            if self.options.sandbox == SandboxMode::Require {
+                return Err(self.refuse(message));
+            }
+            tracing::warn!(
+                worker = pid,
+                "{message}; RSS and thread limits are not enforced by the host"
+            );
+            return Ok(());
+        }
+        if self
+            .info
+            .sandbox
+            .applied
+            .iter()
+            .any(|layer| layer == "seccomp")
+        {
+            match all_threads_filtered(pid) {
+                Ok(true) => {}
+                Ok(false) => {
+                    return Err(
+                        self.broken("a worker thread runs without the seccomp filter".into())
+                    );
+                }
+                Err(err) => {
+                    return Err(self.broken(format!("cannot check the worker's threads: {err}")));
+                }
+            }
+        }
+        let limits = SupervisionLimits {
+            rss_ceiling: self
+                .options
+                .limits
+                .max_memory
+                .map(stockade_wire::rss_ceiling),
+            max_threads: self.options.max_threads,
+        };
+        self.worker.supervise(limits).map_err(|err| {
+            Error::Configuration(format!("cannot start the supervisor thread: {err}"))
+        })
+    }
+
+    /// Kills the worker and reports a configuration that cannot be honoured.
+    fn refuse(&mut self, message: String) -> Error {
+        self.worker.kill();
+        self.record_lost(Error::Configuration(message))
     }
 
     fn configure(&mut self) -> Result<(), Error> {
@@ -491,7 +551,29 @@ impl Session {
         }
         let exit = self.worker.reap();
         let detail = fatal.or_else(|| self.worker.last_stderr_line());
-        if exit.code == Some(EXIT_MEMORY) {
+        match self.worker.violation() {
+            Some(Violation::Rss { resident, ceiling }) => {
+                return self.record_lost(Error::Memory {
+                    detail: format!(
+                        "the worker's resident memory ({resident} bytes) passed its ceiling of {ceiling} bytes; it was killed"
+                    ),
+                    worker_died: true,
+                });
+            }
+            Some(Violation::Threads { count, max }) => {
+                return self.record_lost(Error::Crashed(CrashInfo {
+                    reason: format!(
+                        "the worker ran {count} threads, above the cap of {max}; it was killed"
+                    ),
+                    exit_code: exit.code,
+                    signal: exit.signal,
+                    detail,
+                    timed_out: false,
+                }));
+            }
+            None => {}
+        }
+        if exit.code == Some(EXIT_MEMORY) || exit.code == Some(EXIT_RSS) {
             return self.record_lost(Error::Memory {
                 detail: detail
                     .unwrap_or_else(|| "the worker's allocator refused an allocation".into()),
@@ -526,6 +608,17 @@ impl Session {
 }
 
 fn crash_info(what: &str, exit: ExitInfo, detail: Option<String>) -> CrashInfo {
+    if exit.signal == Some(SIGXCPU) {
+        return CrashInfo {
+            reason: format!(
+                "{what}: it used up its CPU time (RLIMIT_CPU, twice its longest deadline)"
+            ),
+            exit_code: exit.code,
+            signal: exit.signal,
+            detail,
+            timed_out: true,
+        };
+    }
     let reason = match (exit.code, exit.signal) {
         (_, Some(signal)) => format!("{what}: it was killed by signal {signal}"),
         (Some(code), _) => format!("{what}: it exited with status {code}"),

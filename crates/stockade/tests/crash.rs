@@ -230,3 +230,74 @@ fn a_worker_that_stops_reading_is_killed_after_the_write_stall_timeout() {
     assert_eq!(info.signal, Some(9));
     host_still_works();
 }
+
+/// The absolute path of a python3 for fakes that need real memory or
+/// threads (a fake starts with an empty environment, so no PATH).
+fn python3() -> String {
+    let paths = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&paths)
+        .map(|dir| dir.join("python3"))
+        .find(|p| p.is_file())
+        .map(|p| std::fs::canonicalize(&p).unwrap_or(p).display().to_string())
+        .expect("python3 is on PATH")
+}
+
+#[test]
+fn the_supervisor_kills_a_worker_past_its_rss_ceiling_even_during_a_host_call() {
+    // The fake claims Ready, then grows to 300 MiB resident; with max_memory
+    // of 1 MiB its ceiling is about 73 MiB.
+    let grow = format!(
+        "exec {} -c \"x = bytearray(300 * 1024 * 1024); import time; time.sleep(30)\"",
+        python3()
+    );
+    let options = options(fake_worker(&ready(), &grow)).max_memory(1024 * 1024);
+    let mut session = Session::new(options).unwrap();
+    match session.run("1") {
+        Err(Error::Memory {
+            worker_died,
+            detail,
+        }) => {
+            assert!(worker_died);
+            assert!(detail.contains("resident memory"), "{detail}");
+        }
+        other => panic!("expected the RSS ceiling to trip, got {other:?}"),
+    }
+    host_still_works();
+}
+
+#[test]
+fn the_supervisor_kills_a_worker_with_too_many_threads() {
+    let spawn = format!(
+        "exec {} -c \"import threading, time\nfor _ in range(100): threading.Thread(target=time.sleep, args=(30,), daemon=True).start()\ntime.sleep(30)\"",
+        python3()
+    );
+    let mut session = Session::new(options(fake_worker(&ready(), &spawn))).unwrap();
+    let info = crash_of(session.run("1"));
+    assert!(info.reason.contains("above the cap of 64"), "{info}");
+}
+
+#[test]
+fn a_worker_claiming_seccomp_without_it_on_every_thread_is_refused() {
+    let mut claims = Response::Ready {
+        protocol_version: 1,
+        worker_version: "fake".into(),
+        engine: "fake".into(),
+        sandbox: SandboxReport {
+            mode: SandboxMode::Auto,
+            applied: vec!["seccomp".into()],
+            missing: vec![],
+            extras: vec![],
+        },
+    };
+    let bytes = frame(&claims);
+    match Session::new(options(fake_worker(&bytes, "exec sleep 30"))) {
+        Err(Error::Crashed(info)) => {
+            assert!(info.reason.contains("without the seccomp filter"), "{info}")
+        }
+        other => panic!("expected the claim to be caught, got {other:?}"),
+    }
+    if let Response::Ready { sandbox, .. } = &mut claims {
+        sandbox.applied.clear();
+    }
+    assert!(Session::new(options(fake_worker(&frame(&claims), "exec sleep 30"))).is_ok());
+}

@@ -5,8 +5,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use stockade::{
-    BigInt, Date, DateTime, Error, HostError, Language, PrintStream, Session, SessionOptions, Time,
-    TimeDelta, Value,
+    BigInt, Date, DateTime, Error, HostError, Language, PrintStream, SandboxMode, Session,
+    SessionOptions, Time, TimeDelta, Value,
 };
 
 fn python() -> Session {
@@ -439,4 +439,50 @@ fn an_input_name_that_is_not_an_identifier_is_refused_and_the_session_lives() {
         session.run_with_inputs("_private + naïve2", ok).unwrap(),
         Value::Int(3)
     );
+}
+
+#[test]
+fn a_default_session_runs_under_every_sandbox_layer_as_nobody() {
+    let session = python();
+    let report = &session.worker_info().sandbox;
+    assert!(report.is_complete(), "missing layers: {:?}", report.missing);
+    for layer in [
+        "namespaces",
+        "empty-root",
+        "landlock-filesystem",
+        "seccomp",
+        "self-test",
+    ] {
+        assert!(
+            report.applied.iter().any(|l| l == layer),
+            "{layer} not applied: {report:?}"
+        );
+    }
+    let status = std::fs::read_to_string(format!("/proc/{}/status", session.worker_pid())).unwrap();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(field("Seccomp:").ends_with('2'), "{}", field("Seccomp:"));
+    assert!(field("NoNewPrivs:").ends_with('1'));
+    assert!(field("CapEff:").ends_with("0000000000000000"));
+    if rustix::process::geteuid().is_root() {
+        assert!(field("Uid:").contains("65534"), "{}", field("Uid:"));
+    }
+}
+
+#[test]
+fn require_mode_starts_on_this_kernel_and_off_mode_applies_nothing() {
+    let mut strict =
+        Session::new(SessionOptions::new(Language::Python).sandbox(SandboxMode::Require)).unwrap();
+    assert!(strict.worker_info().sandbox.is_complete());
+    assert_eq!(strict.run("1 + 1").unwrap(), Value::Int(2));
+    let mut off =
+        Session::new(SessionOptions::new(Language::Python).sandbox(SandboxMode::Off)).unwrap();
+    assert!(off.worker_info().sandbox.applied.is_empty());
+    assert!(!off.worker_info().sandbox.is_complete());
+    assert_eq!(off.run("1 + 1").unwrap(), Value::Int(2));
 }
