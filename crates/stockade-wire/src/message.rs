@@ -2,7 +2,7 @@
 
 use crate::codec::{Reader, Writer};
 use crate::error::{DecodeError, EncodeError};
-use crate::exception::{GuestException, MAX_TRACEBACK};
+use crate::exception::{GuestException, MAX_EXCEPTION_MESSAGE, MAX_TRACEBACK};
 use crate::frame::FRAME_HEADER_LEN;
 use crate::limits::WireLimits;
 use crate::sandbox::{SandboxMode, SandboxReport, read_report, write_report};
@@ -70,6 +70,8 @@ pub struct ConfigureLimits {
     pub print_flush_interval_us: u32,
     /// RLIMIT_CPU for the worker process, in seconds.
     pub cpu_seconds: Option<u64>,
+    /// Print output one feed may send; past it the output is cut with a marker.
+    pub max_output_bytes: u64,
 }
 
 /// The host's answer to a host function call.
@@ -79,6 +81,9 @@ pub enum CallOutcome {
     Return(Value),
     /// The function raised; the guest sees this exception.
     Raise(GuestException),
+    /// The host ends the feed here (a host-enforced limit): the guest gets an
+    /// uncatchable RuntimeError with this message.
+    Abort(String),
 }
 
 /// The host's answer to a lookup of a name the guest left undefined.
@@ -298,6 +303,7 @@ pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>,
                 w.u64(v);
                 Ok(())
             })?;
+            w.u64(l.max_output_bytes);
         }
         Request::Feed { code, inputs } => {
             w.u8(tag::FEED);
@@ -315,6 +321,10 @@ pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>,
                 CallOutcome::Raise(exc) => {
                     w.u8(1);
                     w.exception(exc)?;
+                }
+                CallOutcome::Abort(message) => {
+                    w.u8(2);
+                    write_label(&mut w, message, MAX_EXCEPTION_MESSAGE, "abort message")?;
                 }
             }
         }
@@ -364,6 +374,7 @@ pub fn decode_request(payload: &[u8], limits: &WireLimits) -> Result<Request, De
             let print_flush_bytes = r.u32()?;
             let print_flush_interval_us = r.u32()?;
             let cpu_seconds = r.opt(Reader::u64)?;
+            let max_output_bytes = r.u64()?;
             Request::Configure {
                 protocol_version,
                 package_version,
@@ -376,6 +387,7 @@ pub fn decode_request(payload: &[u8], limits: &WireLimits) -> Result<Request, De
                     print_flush_bytes,
                     print_flush_interval_us,
                     cpu_seconds,
+                    max_output_bytes,
                 },
             }
         }
@@ -386,9 +398,10 @@ pub fn decode_request(payload: &[u8], limits: &WireLimits) -> Result<Request, De
         }
         tag::RESUME => {
             let call_id = r.u32()?;
-            let outcome = match r.code("call outcome", |code| (code <= 1).then_some(code))? {
+            let outcome = match r.code("call outcome", |code| (code <= 2).then_some(code))? {
                 0 => CallOutcome::Return(r.root_value()?),
-                _ => CallOutcome::Raise(r.exception()?),
+                1 => CallOutcome::Raise(r.exception()?),
+                _ => CallOutcome::Abort(r.str_capped("abort message", MAX_EXCEPTION_MESSAGE)?),
             };
             Request::Resume { call_id, outcome }
         }

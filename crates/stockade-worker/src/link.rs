@@ -83,7 +83,7 @@ impl Link {
                 file: output,
                 limits,
             },
-            printer: Printer::new(8 * 1024, std::time::Duration::from_millis(5)),
+            printer: Printer::new(8 * 1024, std::time::Duration::from_millis(5), u64::MAX),
             limits,
         })
     }

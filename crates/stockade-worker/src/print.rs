@@ -22,22 +22,55 @@ pub struct Printer {
     oldest: Option<Instant>,
     flush_bytes: usize,
     flush_interval: Duration,
+    /// Output one feed may send, and how much this feed has taken.
+    max_output: u64,
+    taken: u64,
+    truncated: bool,
 }
 
 impl Printer {
-    pub fn new(flush_bytes: usize, flush_interval: Duration) -> Self {
+    pub fn new(flush_bytes: usize, flush_interval: Duration, max_output: u64) -> Self {
         Self {
             buf: String::new(),
             oldest: None,
             flush_bytes: flush_bytes.max(1),
             flush_interval,
+            max_output,
+            taken: 0,
+            truncated: false,
         }
     }
 
+    /// Starts counting output for a new feed.
+    pub fn start_feed(&mut self) {
+        self.taken = 0;
+        self.truncated = false;
+    }
+
     pub fn push(&mut self, out: &mut Out, text: &str) {
+        if self.truncated {
+            return;
+        }
         if self.oldest.is_none() {
             self.oldest = Some(Instant::now());
         }
+        let room = self.max_output.saturating_sub(self.taken);
+        if text.len() as u64 > room {
+            let mut end = usize::try_from(room).unwrap_or(usize::MAX).min(text.len());
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            self.buf.push_str(&text[..end]);
+            self.buf.push_str(&format!(
+                "\n[stockade: output truncated after {} bytes]\n",
+                self.max_output
+            ));
+            self.taken = self.max_output;
+            self.truncated = true;
+            self.flush(out);
+            return;
+        }
+        self.taken += text.len() as u64;
         self.buf.push_str(text);
         if self.buf.len() >= self.flush_bytes {
             self.flush(out);

@@ -185,6 +185,7 @@ pub fn serve(configured: Configured) -> i32 {
     link.printer = Printer::new(
         config.print_flush_bytes as usize,
         std::time::Duration::from_micros(u64::from(config.print_flush_interval_us)),
+        config.max_output_bytes,
     );
     match config.max_memory {
         Some(max) => alloc::arm(
@@ -210,6 +211,7 @@ pub fn serve(configured: Configured) -> i32 {
                 protocol_violation(&*engine, format!("malformed request: {err}"))
             }
             Incoming::Request(Request::Feed { code, inputs }) => {
+                link.printer.start_feed();
                 match engine.feed(&code, inputs, &mut link) {
                     Ok(reply) => reply,
                     Err(_closed) => return 0,

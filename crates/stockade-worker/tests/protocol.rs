@@ -24,6 +24,7 @@ fn limits() -> ConfigureLimits {
         print_flush_bytes: 8192,
         print_flush_interval_us: 5000,
         cpu_seconds: Some(120),
+        max_output_bytes: u64::MAX,
     }
 }
 

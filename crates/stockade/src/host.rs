@@ -1,6 +1,7 @@
 //! Host functions: what the guest may call, and how their results travel back.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::{Duration, Instant};
 
 use stockade_wire::{CallOutcome, GuestException, Value};
 
@@ -84,16 +85,43 @@ impl HostFunction {
         }
     }
 
-    /// Runs the function; a panic becomes a RuntimeError in the guest and
-    /// never unwinds into the session.
-    pub(crate) fn invoke(&mut self, name: &str, args: Args) -> CallOutcome {
-        match catch_unwind(AssertUnwindSafe(|| (self.call)(args))) {
+    /// Runs the function under `policy`. A panic becomes a RuntimeError in
+    /// the guest and never unwinds into the session.
+    pub(crate) fn invoke(&mut self, name: &str, args: Args, policy: &CallPolicy) -> CallOutcome {
+        let started = Instant::now();
+        let result = catch_unwind(AssertUnwindSafe(|| (self.call)(args)));
+        if started.elapsed() > policy.max_wait {
+            return CallOutcome::Raise(GuestException::new(
+                "TimeoutError",
+                &format!("host function {name:?} did not answer within max_host_wait"),
+            ));
+        }
+        let message = |detail: &str| {
+            if policy.redact {
+                REDACTED.to_owned()
+            } else {
+                detail.to_owned()
+            }
+        };
+        match result {
             Ok(Ok(value)) => CallOutcome::Return(value),
-            Ok(Err(err)) => CallOutcome::Raise(GuestException::new(&err.type_name, &err.message)),
+            Ok(Err(err)) => {
+                CallOutcome::Raise(GuestException::new(&err.type_name, &message(&err.message)))
+            }
             Err(_) => CallOutcome::Raise(GuestException::new(
                 "RuntimeError",
-                &format!("host function {name:?} panicked"),
+                &message(&format!("host function {name:?} panicked")),
             )),
         }
     }
+}
+
+/// The message a guest sees for a host-function error when errors are redacted.
+pub const REDACTED: &str = "host function failed";
+
+/// How host-function calls are answered.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CallPolicy {
+    pub max_wait: Duration,
+    pub redact: bool,
 }

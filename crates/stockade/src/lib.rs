@@ -33,7 +33,7 @@ mod supervisor;
 #[cfg(feature = "tokio")]
 pub use async_session::AsyncSession;
 pub use error::{CrashInfo, Error, GuestError, TimeLimit};
-pub use host::{Args, HostError, HostResult};
+pub use host::{Args, HostError, HostResult, REDACTED};
 pub use locate::{WORKER_ENV, WORKER_NAME, locate_worker};
 pub use options::{Language, Limits, SandboxMode, SessionOptions};
 pub use session::{Session, WorkerInfo};

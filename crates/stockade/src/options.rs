@@ -20,6 +20,9 @@ pub struct Limits {
     pub print_flush_bytes: u32,
     /// Print output is sent once it has waited this long. Default: 5 ms.
     pub print_flush_interval: Duration,
+    /// Print output one feed may send; the rest is cut with a marker line.
+    /// Default: 8 MiB.
+    pub max_output_bytes: u64,
 }
 
 impl Limits {
@@ -27,6 +30,7 @@ impl Limits {
     pub const DEFAULT_MAX_RECURSION_DEPTH: u32 = 1000;
     pub const DEFAULT_PRINT_FLUSH_BYTES: u32 = 8 * 1024;
     pub const DEFAULT_PRINT_FLUSH_INTERVAL: Duration = Duration::from_millis(5);
+    pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 8 * 1024 * 1024;
 }
 
 impl Default for Limits {
@@ -37,6 +41,7 @@ impl Default for Limits {
             max_recursion_depth: Self::DEFAULT_MAX_RECURSION_DEPTH,
             print_flush_bytes: Self::DEFAULT_PRINT_FLUSH_BYTES,
             print_flush_interval: Self::DEFAULT_PRINT_FLUSH_INTERVAL,
+            max_output_bytes: Self::DEFAULT_MAX_OUTPUT_BYTES,
         }
     }
 }
@@ -64,6 +69,17 @@ pub struct SessionOptions {
     pub write_stall_timeout: Duration,
     /// Threads the worker may run before it is killed. Default: 64.
     pub max_threads: u32,
+    /// Host-function calls one feed may make; the next one ends the feed
+    /// with an uncatchable RuntimeError. Default: 10,000.
+    pub max_host_calls: u32,
+    /// Longest a host-function call may take; a later answer is replaced by
+    /// a TimeoutError in the guest (async functions are abandoned at this
+    /// point). Default: 600 s.
+    pub max_host_wait: Duration,
+    /// Replace host-function exception messages with "host function failed"
+    /// (the exception class is kept), so host internals never reach the
+    /// guest. Default: true.
+    pub redact_host_errors: bool,
 }
 
 impl SessionOptions {
@@ -71,6 +87,8 @@ impl SessionOptions {
     pub const DEFAULT_DURATION_GRACE: Duration = Duration::from_secs(1);
     pub const DEFAULT_WRITE_STALL_TIMEOUT: Duration = Duration::from_secs(10);
     pub const DEFAULT_MAX_THREADS: u32 = 64;
+    pub const DEFAULT_MAX_HOST_CALLS: u32 = 10_000;
+    pub const DEFAULT_MAX_HOST_WAIT: Duration = Duration::from_secs(600);
 
     /// Defaults for `language`.
     pub fn new(language: Language) -> Self {
@@ -83,6 +101,9 @@ impl SessionOptions {
             duration_grace: Self::DEFAULT_DURATION_GRACE,
             write_stall_timeout: Self::DEFAULT_WRITE_STALL_TIMEOUT,
             max_threads: Self::DEFAULT_MAX_THREADS,
+            max_host_calls: Self::DEFAULT_MAX_HOST_CALLS,
+            max_host_wait: Self::DEFAULT_MAX_HOST_WAIT,
+            redact_host_errors: true,
         }
     }
 
@@ -140,6 +161,27 @@ impl SessionOptions {
         self
     }
 
+    pub fn max_host_calls(mut self, calls: u32) -> Self {
+        self.max_host_calls = calls;
+        self
+    }
+
+    pub fn max_host_wait(mut self, wait: Duration) -> Self {
+        self.max_host_wait = wait;
+        self
+    }
+
+    /// Lets host-function exception messages reach the guest unchanged.
+    pub fn show_host_errors(mut self) -> Self {
+        self.redact_host_errors = false;
+        self
+    }
+
+    pub fn max_output_bytes(mut self, bytes: u64) -> Self {
+        self.limits.max_output_bytes = bytes;
+        self
+    }
+
     pub fn max_threads(mut self, threads: u32) -> Self {
         self.max_threads = threads;
         self
@@ -163,6 +205,9 @@ impl SessionOptions {
         }
         if self.limits.max_memory == Some(0) {
             return Err("max_memory must be greater than zero".into());
+        }
+        if self.max_host_wait.is_zero() {
+            return Err("max_host_wait must be greater than zero".into());
         }
         if self.max_threads == 0 {
             return Err("max_threads must be at least 1".into());

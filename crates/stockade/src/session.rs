@@ -9,7 +9,7 @@ use stockade_wire::{
 };
 
 use crate::error::{CrashInfo, Error, GuestError, TimeLimit};
-use crate::host::{Args, HostFunction, HostResult};
+use crate::host::{Args, CallPolicy, HostError, HostFunction, HostResult};
 use crate::locate::locate_worker;
 use crate::options::SessionOptions;
 use crate::process::{ExitInfo, RecvError, SendError, WorkerProcess};
@@ -19,6 +19,9 @@ use crate::supervisor::{SupervisionLimits, Violation, all_threads_filtered, usag
 const EXIT_MEMORY: i32 = 65;
 /// Exit status of a worker that refused its configuration.
 const EXIT_CONFIG: i32 = 78;
+/// Output past `max_output_bytes` the worker may send in one feed: its
+/// truncation marker and the rest of the frame that crossed the line.
+const OUTPUT_SLACK: u64 = 64 * 1024 + 256;
 /// The signal RLIMIT_CPU's soft limit sends.
 const SIGXCPU: i32 = 24;
 /// Exit status of a worker whose watchdog saw resident memory pass the ceiling.
@@ -177,6 +180,7 @@ impl Session {
                 print_flush_interval_us: u32::try_from(limits.print_flush_interval.as_micros())
                     .unwrap_or(u32::MAX),
                 cpu_seconds: Some(self.options.cpu_seconds()),
+                max_output_bytes: limits.max_output_bytes,
             },
         };
         let frame = encode_request(&configure, &self.wire)
@@ -271,16 +275,24 @@ impl Session {
         F: Fn(Args) -> Fut + Send + 'static,
         Fut: std::future::Future<Output = HostResult> + Send + 'static,
     {
+        let max_wait = self.options.max_host_wait;
         self.register_function(name, move |args| {
             let (tx, rx) = std::sync::mpsc::sync_channel(1);
             let future = function(args);
-            runtime.spawn(async move {
+            let task = runtime.spawn(async move {
                 let _ = tx.send(future.await);
             });
-            rx.recv().unwrap_or_else(|_| {
-                Err(crate::host::HostError::runtime_error(
-                    "the host function's task ended without a result",
-                ))
+            rx.recv_timeout(max_wait).unwrap_or_else(|err| {
+                task.abort();
+                Err(match err {
+                    std::sync::mpsc::RecvTimeoutError::Timeout => HostError::new(
+                        "TimeoutError",
+                        "the host function did not answer within max_host_wait",
+                    ),
+                    std::sync::mpsc::RecvTimeoutError::Disconnected => {
+                        HostError::runtime_error("the host function's task ended without a result")
+                    }
+                })
             })
         });
     }
@@ -342,6 +354,18 @@ impl Session {
     /// Serves the worker's messages until the feed completes or fails.
     fn serve_turn(&mut self) -> Result<Value, Error> {
         let mut deadline = self.deadline();
+        let mut calls: u32 = 0;
+        let mut output: u64 = 0;
+        // The worker cuts output at max_output_bytes and adds one marker line.
+        let output_allowance = self
+            .options
+            .limits
+            .max_output_bytes
+            .saturating_add(OUTPUT_SLACK);
+        let policy = CallPolicy {
+            max_wait: self.options.max_host_wait,
+            redact: self.options.redact_host_errors,
+        };
         loop {
             let response = self.recv(deadline)?;
             if let Some(us) = response.elapsed_us() {
@@ -349,6 +373,13 @@ impl Session {
             }
             match response {
                 Response::Print { stream, text } => {
+                    output = output.saturating_add(text.len() as u64);
+                    if output > output_allowance {
+                        return Err(self.broken(format!(
+                            "the worker sent more than max_output_bytes ({}) of output in one feed",
+                            self.options.limits.max_output_bytes
+                        )));
+                    }
                     if let Some(print) = &mut self.print {
                         print(stream, &text);
                     }
@@ -365,13 +396,22 @@ impl Session {
                             "the worker called host function {name:?}, which it was never given"
                         )));
                     };
-                    let outcome = function.invoke(
-                        &name,
-                        Args {
-                            positional: args,
-                            keyword: kwargs,
-                        },
-                    );
+                    calls = calls.saturating_add(1);
+                    let outcome = if calls > self.options.max_host_calls {
+                        CallOutcome::Abort(format!(
+                            "max_host_calls exceeded: a feed may call host functions {} times",
+                            self.options.max_host_calls
+                        ))
+                    } else {
+                        function.invoke(
+                            &name,
+                            Args {
+                                positional: args,
+                                keyword: kwargs,
+                            },
+                            &policy,
+                        )
+                    };
                     let frame = match encode_request(
                         &Request::Resume { call_id, outcome },
                         &self.wire,

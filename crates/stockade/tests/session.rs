@@ -92,7 +92,8 @@ fn a_host_function_can_be_passed_around_and_called_by_reference() {
 
 #[test]
 fn an_exception_raised_by_a_host_function_is_catchable_in_the_guest() {
-    let mut session = python();
+    let mut session =
+        Session::new(SessionOptions::new(Language::Python).show_host_errors()).unwrap();
     session.register_function("fetch", |_| {
         Err(HostError::new("KeyError", "no such record"))
     });
@@ -119,7 +120,8 @@ fn an_exception_raised_by_a_host_function_is_catchable_in_the_guest() {
 
 #[test]
 fn a_panicking_host_function_raises_in_the_guest_and_the_host_survives() {
-    let mut session = python();
+    let mut session =
+        Session::new(SessionOptions::new(Language::Python).show_host_errors()).unwrap();
     session.register_function("bad", |_| panic!("host bug"));
     match session.run("bad()") {
         Err(Error::Guest(guest)) => {
@@ -485,4 +487,99 @@ fn require_mode_starts_on_this_kernel_and_off_mode_applies_nothing() {
     assert!(off.worker_info().sandbox.applied.is_empty());
     assert!(!off.worker_info().sandbox.is_complete());
     assert_eq!(off.run("1 + 1").unwrap(), Value::Int(2));
+}
+
+#[test]
+fn host_function_errors_are_redacted_by_default_keeping_their_class() {
+    let mut session = python();
+    session.register_function("secret", |_| {
+        Err(HostError::new("KeyError", "db password is hunter2"))
+    });
+    session.register_function("boom", |_| panic!("internal path /srv/app leaked"));
+    let code = "try:\n    secret()\nexcept KeyError as e:\n    r = str(e)\nr";
+    assert_eq!(session.run(code).unwrap(), s("'host function failed'"));
+    match session.run("boom()") {
+        Err(Error::Guest(guest)) => {
+            assert_eq!(guest.type_name, "RuntimeError");
+            assert_eq!(guest.message, stockade::REDACTED);
+            assert!(!guest.traceback.contains("/srv/app"));
+        }
+        other => panic!("expected a redacted RuntimeError, got {other:?}"),
+    }
+}
+
+#[test]
+fn max_host_calls_ends_the_feed_uncatchably_and_the_session_lives() {
+    let mut session =
+        Session::new(SessionOptions::new(Language::Python).max_host_calls(5)).unwrap();
+    let count = Arc::new(Mutex::new(0));
+    let counter = Arc::clone(&count);
+    session.register_function("tick", move |_| {
+        *counter.lock().unwrap() += 1;
+        Ok(Value::None)
+    });
+    let code = "n = 0\nwhile True:\n    try:\n        tick()\n        n += 1\n    except BaseException:\n        pass";
+    match session.run(code) {
+        Err(Error::Guest(guest)) => {
+            assert_eq!(guest.type_name, "RuntimeError");
+            assert!(
+                guest.message.contains("max_host_calls"),
+                "{}",
+                guest.message
+            );
+        }
+        other => panic!("expected the feed to end, got {other:?}"),
+    }
+    assert_eq!(
+        *count.lock().unwrap(),
+        5,
+        "the call over the limit must not run"
+    );
+    assert_eq!(session.run("n").unwrap(), Value::Int(5));
+    assert_eq!(
+        session.run("tick()\n'again'").unwrap(),
+        s("again"),
+        "the count is per feed"
+    );
+}
+
+#[test]
+fn a_sync_host_function_past_max_host_wait_is_a_timeout_in_the_guest() {
+    let options = SessionOptions::new(Language::Python).max_host_wait(Duration::from_millis(100));
+    let mut session = Session::new(options).unwrap();
+    session.register_function("slow", |_| {
+        std::thread::sleep(Duration::from_millis(300));
+        Ok(Value::Int(1))
+    });
+    match session.run("slow()") {
+        Err(Error::Guest(guest)) => assert_eq!(guest.type_name, "TimeoutError"),
+        other => panic!("expected a TimeoutError, got {other:?}"),
+    }
+}
+
+#[test]
+fn output_past_max_output_bytes_is_cut_with_a_marker() {
+    let printed = Arc::new(Mutex::new(String::new()));
+    let options = SessionOptions::new(Language::Python).max_output_bytes(1000);
+    let mut session = Session::new(options).unwrap();
+    let sink = Arc::clone(&printed);
+    session.on_print(move |_, text| sink.lock().unwrap().push_str(text));
+    session
+        .run("for i in range(100000):\n    print('x' * 50)\n'done'")
+        .unwrap();
+    let text = printed.lock().unwrap().clone();
+    assert!(text.starts_with(&"x".repeat(50)));
+    assert!(
+        text.ends_with("[stockade: output truncated after 1000 bytes]\n"),
+        "{}",
+        &text[text.len() - 80..]
+    );
+    assert!(text.len() < 1200, "{} bytes arrived", text.len());
+    printed.lock().unwrap().clear();
+    session.run("print('fresh feed')").unwrap();
+    assert_eq!(
+        *printed.lock().unwrap(),
+        "fresh feed\n",
+        "the budget is per feed"
+    );
 }

@@ -280,6 +280,10 @@ impl Engine for PythonEngine {
                         Ok(CallOutcome::Raise(exc)) => {
                             Step::Next(call.resume(exception(&exc), PrintWriter::Callback(&mut link.sink())))
                         }
+                        Ok(CallOutcome::Abort(message)) => {
+                            let result = call.abort(runtime_error(&message), PrintWriter::Callback(&mut link.sink()));
+                            self.aborted(result, ErrorKind::Exception)
+                        }
                         Err(Interrupt::Closed) => return Err(Closed),
                         Err(Interrupt::Abort { kind, message }) => {
                             let result = call.abort(runtime_error(&message), PrintWriter::Callback(&mut link.sink()));
