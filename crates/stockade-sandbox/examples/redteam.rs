@@ -5,8 +5,9 @@
 //!
 //! Usage: `redteam [--cpu SECONDS] [--skip LAYER]... <command> [args]`, where command is
 //! `report`, `fire NAME` (one call from the kill list), `denied`, `attacks`,
-//! `allowed`, `hold` (wait, so the test can look at the process) or `burn`
-//! (spin until RLIMIT_CPU, set with `--cpu SECONDS`, stops it).
+//! `allowed`, `hold` (wait, so the test can look at the process), `burn`
+//! (spin until RLIMIT_CPU, set with `--cpu SECONDS`, stops it) or
+//! `sweep [LAST]` (every system-call number, each in a fresh sandboxed child).
 
 use std::ffi::CString;
 
@@ -352,8 +353,68 @@ fn allowed() {
     );
 }
 
+/// Fires every system-call number from 0 to `last` with zero arguments,
+/// each in a fresh child that applies the production sandbox first, and
+/// prints `<nr> <outcome>`: `ok N`, `err E`, `killed` (SIGSYS), or
+/// `ended` (the call ended the child some other way, as exit does).
+fn sweep(last: i64) {
+    for nr in 0..=last {
+        let mut fds = [0; 2];
+        // SAFETY: pipe(2) fills the two-element array.
+        if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
+            println!("{nr} no-pipe");
+            continue;
+        }
+        // SAFETY: the sweeping process is single-threaded; the child only
+        // applies the sandbox, fires one call and leaves through _exit.
+        let child = unsafe { libc::fork() };
+        if child == 0 {
+            // SAFETY: closes the child's copy of the read end.
+            unsafe { libc::close(fds[0]) };
+            if stockade_sandbox::apply(&SandboxConfig::new(Mode::Require, Some(10))).is_err() {
+                // SAFETY: ends the child.
+                unsafe { libc::_exit(78) }
+            }
+            let line = match raw(nr, [0; 6]) {
+                Ok(rc) => format!("ok {rc}"),
+                Err(errno) => format!("err {errno}"),
+            };
+            // SAFETY: writes the line to the pipe, then ends the child.
+            unsafe {
+                libc::write(fds[1], line.as_ptr().cast(), line.len());
+                libc::_exit(0)
+            }
+        }
+        // SAFETY: closes the parent's copy of the write end.
+        unsafe { libc::close(fds[1]) };
+        let mut buf = [0u8; 64];
+        // SAFETY: reads into a buffer we own, then reaps our own child.
+        let (n, status) = unsafe {
+            let n = libc::read(fds[0], buf.as_mut_ptr().cast(), buf.len());
+            libc::close(fds[0]);
+            let mut status = 0;
+            libc::waitpid(child, &mut status, 0);
+            (n, status)
+        };
+        let outcome = if n > 0 {
+            String::from_utf8_lossy(&buf[..n as usize]).into_owned()
+        } else if libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGSYS {
+            "killed".to_owned()
+        } else if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 78 {
+            "no-sandbox".to_owned()
+        } else {
+            "ended".to_owned()
+        };
+        println!("{nr} {outcome}");
+    }
+}
+
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("sweep") {
+        sweep(args.get(1).and_then(|s| s.parse().ok()).unwrap_or(511));
+        return;
+    }
     let mut skip = Vec::new();
     let mut cpu_seconds = 60;
     if args.first().map(String::as_str) == Some("--cpu") {

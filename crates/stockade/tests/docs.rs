@@ -13,33 +13,57 @@ fn rust_sources(dir: &Path, out: &mut String) {
     }
 }
 
-#[test]
-fn every_test_named_in_limits_md_exists() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let doc = std::fs::read_to_string(root.join("docs/limits.md")).unwrap();
-    let mut sources = String::new();
-    rust_sources(&root.join("crates"), &mut sources);
-    // In the limits table, the last cell of each row names the tests.
-    let limits_table = doc.split("## Errors").next().unwrap();
-    let named: Vec<&str> = limits_table
+/// Test names in the last cell of the table rows of `section`.
+fn named_tests(section: &str) -> Vec<&str> {
+    section
         .lines()
         .filter(|line| line.starts_with('|'))
         .filter_map(|row| row.trim_end_matches('|').rsplit('|').next())
         .flat_map(|cell| cell.split('`').skip(1).step_by(2))
         .filter(|word| {
-            word.chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            word.contains('_')
+                && word
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
         })
-        .collect();
+        .collect()
+}
+
+fn check(doc_name: &str, section: impl Fn(&str) -> &str, at_least: usize) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let doc = std::fs::read_to_string(root.join("docs").join(doc_name)).unwrap();
+    let mut sources = String::new();
+    rust_sources(&root.join("crates"), &mut sources);
+    let named = named_tests(section(&doc));
     assert!(
-        named.len() >= 25,
-        "found only {} test names in docs/limits.md",
+        named.len() >= at_least,
+        "found only {} test names in {doc_name}",
         named.len()
     );
     for name in named {
         assert!(
             sources.contains(&format!("fn {name}(")),
-            "docs/limits.md names {name}, which is not a test"
+            "docs/{doc_name} names {name}, which is not a test"
         );
     }
+}
+
+#[test]
+fn every_test_named_in_limits_md_exists() {
+    // The limits table comes before the errors table.
+    check(
+        "limits.md",
+        |doc| doc.split("## Errors").next().unwrap_or(doc),
+        35,
+    );
+}
+
+#[test]
+fn every_test_named_in_security_md_exists() {
+    // The layers table: its last column names the tests.
+    check(
+        "security.md",
+        |doc| doc.split("### The seccomp policy").next().unwrap_or(doc),
+        12,
+    );
 }
