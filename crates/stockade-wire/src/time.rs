@@ -85,7 +85,7 @@ impl Time {
             ));
         }
         if let Some(offset) = self.offset_seconds
-            && offset.abs() > MAX_OFFSET_SECONDS
+            && offset.unsigned_abs() > MAX_OFFSET_SECONDS.unsigned_abs()
         {
             return Err(format!(
                 "UTC offset {offset}s is not strictly within one day"
@@ -115,7 +115,7 @@ impl TimeDelta {
                 self.microseconds
             ));
         }
-        if self.days.abs() > MAX_DELTA_DAYS {
+        if self.days.unsigned_abs() > MAX_DELTA_DAYS.unsigned_abs() {
             return Err(format!("days {} is outside ±{MAX_DELTA_DAYS}", self.days));
         }
         Ok(())
