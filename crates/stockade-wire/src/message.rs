@@ -95,6 +95,8 @@ pub enum LookupOutcome {
     Function,
     /// The host does not know the name either: the guest gets a NameError.
     Undefined,
+    /// The host ends the feed here, as [`CallOutcome::Abort`] does.
+    Abort(String),
 }
 
 /// Output stream of a Print message.
@@ -337,6 +339,10 @@ pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>,
                 }
                 LookupOutcome::Function => w.u8(1),
                 LookupOutcome::Undefined => w.u8(2),
+                LookupOutcome::Abort(message) => {
+                    w.u8(3);
+                    write_label(&mut w, message, MAX_EXCEPTION_MESSAGE, "abort message")?;
+                }
             }
         }
         Request::Close => w.u8(tag::CLOSE),
@@ -406,10 +412,11 @@ pub fn decode_request(payload: &[u8], limits: &WireLimits) -> Result<Request, De
             Request::Resume { call_id, outcome }
         }
         tag::LOOKUP_REPLY => Request::LookupReply(
-            match r.code("lookup outcome", |code| (code <= 2).then_some(code))? {
+            match r.code("lookup outcome", |code| (code <= 3).then_some(code))? {
                 0 => LookupOutcome::Value(r.root_value()?),
                 1 => LookupOutcome::Function,
-                _ => LookupOutcome::Undefined,
+                2 => LookupOutcome::Undefined,
+                _ => LookupOutcome::Abort(r.str_capped("abort message", MAX_EXCEPTION_MESSAGE)?),
             },
         ),
         tag::CLOSE => Request::Close,

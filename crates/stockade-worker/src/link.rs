@@ -169,6 +169,11 @@ impl Link {
     pub fn lookup(&mut self, elapsed_us: u64, name: String) -> Result<LookupOutcome, Interrupt> {
         self.announce(&Response::Lookup { elapsed_us, name })?;
         match self.await_answer()? {
+            // The host's abort ends the feed like any other interruption.
+            Request::LookupReply(LookupOutcome::Abort(message)) => Err(Interrupt::Abort {
+                kind: ErrorKind::Exception,
+                message,
+            }),
             Request::LookupReply(outcome) => Ok(outcome),
             other => Err(out_of_turn("a LookupReply", &other)),
         }

@@ -69,8 +69,9 @@ pub struct SessionOptions {
     pub write_stall_timeout: Duration,
     /// Threads the worker may run before it is killed. Default: 64.
     pub max_threads: u32,
-    /// Host-function calls one feed may make; the next one ends the feed
-    /// with an uncatchable RuntimeError. Default: 10,000.
+    /// Host-function calls and lookups of undefined names one feed may make;
+    /// the next one ends the feed with an uncatchable RuntimeError.
+    /// Default: 10,000.
     pub max_host_calls: u32,
     /// Longest a host-function call may take; a later answer is replaced by
     /// a TimeoutError in the guest (async functions are abandoned at this

@@ -398,10 +398,7 @@ impl Session {
                     };
                     calls = calls.saturating_add(1);
                     let outcome = if calls > self.options.max_host_calls {
-                        CallOutcome::Abort(format!(
-                            "max_host_calls exceeded: a feed may call host functions {} times",
-                            self.options.max_host_calls
-                        ))
+                        CallOutcome::Abort(host_calls_exceeded(self.options.max_host_calls))
                     } else {
                         function.invoke(
                             &name,
@@ -438,7 +435,10 @@ impl Session {
                     deadline = self.deadline();
                 }
                 Response::Lookup { name, .. } => {
-                    let outcome = if self.functions.contains_key(&name) {
+                    calls = calls.saturating_add(1);
+                    let outcome = if calls > self.options.max_host_calls {
+                        LookupOutcome::Abort(host_calls_exceeded(self.options.max_host_calls))
+                    } else if self.functions.contains_key(&name) {
                         LookupOutcome::Function
                     } else if let Some(value) = self.globals.get(&name) {
                         LookupOutcome::Value(value.clone())
@@ -645,6 +645,10 @@ impl Session {
         self.lost = Some(err.clone());
         err
     }
+}
+
+fn host_calls_exceeded(max: u32) -> String {
+    format!("max_host_calls exceeded: a feed may make {max} host calls and name lookups")
 }
 
 fn crash_info(what: &str, exit: ExitInfo, detail: Option<String>) -> CrashInfo {

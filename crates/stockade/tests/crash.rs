@@ -301,3 +301,26 @@ fn a_worker_claiming_seccomp_without_it_on_every_thread_is_refused() {
     }
     assert!(Session::new(options(fake_worker(&frame(&claims), "exec sleep 30"))).is_ok());
 }
+
+#[test]
+fn a_worker_that_drips_a_frame_is_cut_off_at_the_deadline() {
+    // Ready, then the header and a few bytes of a Complete, then nothing.
+    let mut bytes = ready();
+    let complete = frame(&Response::Complete {
+        elapsed_us: 0,
+        value: Value::Int(1),
+    });
+    bytes.extend_from_slice(&complete[..7]);
+    let options =
+        options(fake_worker(&bytes, "exec sleep 30")).request_timeout(Duration::from_millis(300));
+    let mut session = Session::new(options).unwrap();
+    let started = std::time::Instant::now();
+    assert!(matches!(
+        session.run("1"),
+        Err(Error::Timeout {
+            limit: TimeLimit::RequestTimeout,
+            ..
+        })
+    ));
+    assert!(started.elapsed() < Duration::from_secs(5));
+}

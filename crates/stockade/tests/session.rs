@@ -530,12 +530,14 @@ fn max_host_calls_ends_the_feed_uncatchably_and_the_session_lives() {
         }
         other => panic!("expected the feed to end, got {other:?}"),
     }
+    // Five suspensions: the lookup of `tick` on its first use, then four calls;
+    // the call over the limit never runs.
     assert_eq!(
         *count.lock().unwrap(),
-        5,
+        4,
         "the call over the limit must not run"
     );
-    assert_eq!(session.run("n").unwrap(), Value::Int(5));
+    assert_eq!(session.run("n").unwrap(), Value::Int(4));
     assert_eq!(
         session.run("tick()\n'again'").unwrap(),
         s("again"),
@@ -582,4 +584,20 @@ fn output_past_max_output_bytes_is_cut_with_a_marker() {
         "fresh feed\n",
         "the budget is per feed"
     );
+}
+
+#[test]
+fn name_lookups_count_toward_max_host_calls() {
+    let mut session =
+        Session::new(SessionOptions::new(Language::Python).max_host_calls(20)).unwrap();
+    let code = "misses = 0\nwhile True:\n    try:\n        undefined_name\n    except BaseException:\n        misses += 1";
+    match session.run(code) {
+        Err(Error::Guest(guest)) => assert!(
+            guest.message.contains("max_host_calls"),
+            "{}",
+            guest.message
+        ),
+        other => panic!("expected the feed to end, got {other:?}"),
+    }
+    assert_eq!(session.run("misses").unwrap(), Value::Int(20));
 }

@@ -227,7 +227,10 @@ impl Engine for PythonEngine {
                                 self.host_functions.insert(name.clone());
                                 None
                             }
-                            Ok(LookupOutcome::Undefined) => Some(ExtFunctionResult::NotFound(name)),
+                            // Link::lookup turns Abort into Interrupt::Abort; it never arrives here.
+                            Ok(LookupOutcome::Undefined | LookupOutcome::Abort(_)) => {
+                                Some(ExtFunctionResult::NotFound(name))
+                            }
                             Ok(LookupOutcome::Value(value)) => {
                                 Some(ExtFunctionResult::Error(MontyException::new(
                                     ExcType::TypeError,
@@ -309,7 +312,10 @@ impl Engine for PythonEngine {
                                         docstring: None,
                                     })
                                 }
-                                LookupOutcome::Undefined => NameLookupResult::Undefined,
+                                // Abort never arrives here: see Link::lookup.
+                                LookupOutcome::Undefined | LookupOutcome::Abort(_) => {
+                                    NameLookupResult::Undefined
+                                }
                             };
                             Step::Next(
                                 lookup.resume(answer, PrintWriter::Callback(&mut link.sink())),
