@@ -184,8 +184,8 @@ fn without_seccomp_or_landlock_the_network_namespace_reaches_nothing() {
     );
 }
 
-#[test]
-fn a_worker_started_as_root_runs_as_nobody_with_no_capabilities() {
+/// Reads `/proc/<pid>/<file>` of a sandboxed program while it holds still.
+fn read_proc_of_sandboxed(file: &str) -> String {
     let mut child = Command::new(redteam_binary())
         .arg("hold")
         .stdout(Stdio::piped())
@@ -198,9 +198,15 @@ fn a_worker_started_as_root_runs_as_nobody_with_no_capabilities() {
     )
     .unwrap();
     assert_eq!(line, "holding\n");
-    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+    let text = std::fs::read_to_string(format!("/proc/{}/{file}", child.id())).unwrap();
     child.kill().unwrap();
     child.wait().unwrap();
+    text
+}
+
+#[test]
+fn a_worker_started_as_root_runs_as_nobody_with_no_capabilities() {
+    let status = read_proc_of_sandboxed("status");
     let field = |name: &str| {
         status
             .lines()
@@ -234,20 +240,7 @@ fn rlimit_cpu_stops_a_worker_that_burns_its_cpu_time() {
 #[test]
 fn core_dumps_are_off() {
     // RLIMIT_CORE is 0 and the process is not dumpable: a crash leaves nothing.
-    let mut child = Command::new(redteam_binary())
-        .arg("hold")
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    let limits = std::fs::read_to_string(format!("/proc/{}/limits", child.id())).unwrap();
-    child.kill().unwrap();
-    child.wait().unwrap();
+    let limits = read_proc_of_sandboxed("limits");
     let core = limits
         .lines()
         .find(|l| l.starts_with("Max core file size"))
