@@ -4,7 +4,8 @@
 //! attempt: `<label> ok <return>` or `<label> err <errno>`.
 //!
 //! Usage: `redteam [--cpu SECONDS] [--skip LAYER]... <command> [args]`, where command is
-//! `report`, `fire NAME` (one call from the kill list), `denied`, `attacks`,
+//! `report`, `fire NAME [PATTERN]` (one call from the kill list, with one
+//! of the junk argument patterns), `denied`, `attacks`,
 //! `allowed`, `hold` (wait, so the test can look at the process), `burn`
 //! (spin until RLIMIT_CPU, set with `--cpu SECONDS`, stops it) or
 //! `sweep [LAST]` (every system-call number, each in a fresh sandboxed child).
@@ -460,7 +461,11 @@ fn main() {
                 eprintln!("{name} is not on the kill list");
                 std::process::exit(2);
             };
-            say(&name, raw(nr, [0; 6]));
+            let pattern = args
+                .get(2)
+                .and_then(|p| p.parse::<usize>().ok())
+                .unwrap_or(0);
+            say(&name, raw(nr, JUNK[pattern % JUNK.len()]));
         }
         Some("denied") => {
             for &(name, nr) in DENIED {

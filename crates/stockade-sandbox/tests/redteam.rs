@@ -76,14 +76,16 @@ fn the_production_sandbox_is_complete_on_this_kernel() {
 fn every_call_on_the_kill_list_kills_the_worker_with_sigsys() {
     assert!(KILLED.len() >= 40);
     for (name, _) in KILLED {
-        let output = redteam(&["fire", name]);
-        assert_eq!(
-            output.status.signal(),
-            Some(libc::SIGSYS),
-            "{name} did not kill: {:?} {}",
-            output.status,
-            String::from_utf8_lossy(&output.stdout)
-        );
+        for pattern in ["0", "1", "2", "3"] {
+            let output = redteam(&["fire", name, pattern]);
+            assert_eq!(
+                output.status.signal(),
+                Some(libc::SIGSYS),
+                "{name} with junk pattern {pattern} did not kill: {:?} {}",
+                output.status,
+                String::from_utf8_lossy(&output.stdout)
+            );
+        }
     }
 }
 
