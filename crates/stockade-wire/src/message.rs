@@ -14,6 +14,7 @@ mod tag {
     pub const RESUME: u8 = 0x03;
     pub const LOOKUP_REPLY: u8 = 0x04;
     pub const CLOSE: u8 = 0x05;
+    pub const RESOLVE: u8 = 0x06;
 
     pub const READY: u8 = 0x81;
     pub const PRINT: u8 = 0x82;
@@ -22,6 +23,7 @@ mod tag {
     pub const COMPLETE: u8 = 0x85;
     pub const ERROR: u8 = 0x86;
     pub const FATAL: u8 = 0x87;
+    pub const AWAIT: u8 = 0x88;
 }
 
 /// Longest name (of a host function, an input, a looked-up name) in bytes.
@@ -84,6 +86,9 @@ pub enum CallOutcome {
     /// The host ends the feed here (a host-enforced limit): the guest gets an
     /// uncatchable RuntimeError with this message.
     Abort(String),
+    /// The function runs on: the guest gets a future to await, and the
+    /// outcome comes later in Resolve.
+    Pending,
 }
 
 /// The host's answer to a lookup of a name the guest left undefined.
@@ -171,6 +176,9 @@ pub enum Request {
     LookupReply(LookupOutcome),
     /// End the session; the worker exits 0.
     Close,
+    /// Outcomes of pending calls, answering Await. Pending is not a valid
+    /// outcome here.
+    Resolve { results: Vec<(u32, CallOutcome)> },
 }
 
 /// A message from the worker to the parent.
@@ -206,6 +214,9 @@ pub enum Response {
     },
     /// The worker cannot go on and exits non-zero after sending this.
     Fatal { message: String },
+    /// Every guest task waits on these pending calls; the parent answers
+    /// with Resolve for one or more of them.
+    Await { elapsed_us: u64, call_ids: Vec<u32> },
 }
 
 impl Response {
@@ -215,7 +226,8 @@ impl Response {
             Response::Call { elapsed_us, .. }
             | Response::Lookup { elapsed_us, .. }
             | Response::Complete { elapsed_us, .. }
-            | Response::Error { elapsed_us, .. } => Some(*elapsed_us),
+            | Response::Error { elapsed_us, .. }
+            | Response::Await { elapsed_us, .. } => Some(*elapsed_us),
             _ => None,
         }
     }
@@ -274,6 +286,58 @@ fn read_named_values(r: &mut Reader<'_>) -> Result<Vec<(String, Value)>, DecodeE
     Ok(pairs)
 }
 
+/// Most call ids one Await or Resolve may list.
+const MAX_LISTED_CALLS: usize = 65_536;
+
+fn count(len: usize, what: &str) -> Result<u32, EncodeError> {
+    if len > MAX_LISTED_CALLS {
+        return Err(EncodeError::Invalid(format!(
+            "{len} {what} exceed the cap of {MAX_LISTED_CALLS}"
+        )));
+    }
+    Ok(len as u32)
+}
+
+fn too_many(what: &'static str, n: usize) -> DecodeError {
+    DecodeError::Invalid {
+        what,
+        at: 0,
+        detail: format!("{n} exceed the cap of {MAX_LISTED_CALLS}"),
+    }
+}
+
+fn write_call_outcome(w: &mut Writer, outcome: &CallOutcome) -> Result<(), EncodeError> {
+    match outcome {
+        CallOutcome::Return(value) => {
+            w.u8(0);
+            w.root_value(value)
+        }
+        CallOutcome::Raise(exc) => {
+            w.u8(1);
+            w.exception(exc)
+        }
+        CallOutcome::Abort(message) => {
+            w.u8(2);
+            write_label(w, message, MAX_EXCEPTION_MESSAGE, "abort message")
+        }
+        CallOutcome::Pending => {
+            w.u8(3);
+            Ok(())
+        }
+    }
+}
+
+fn read_call_outcome(r: &mut Reader<'_>) -> Result<CallOutcome, DecodeError> {
+    Ok(
+        match r.code("call outcome", |code| (code <= 3).then_some(code))? {
+            0 => CallOutcome::Return(r.root_value()?),
+            1 => CallOutcome::Raise(r.exception()?),
+            2 => CallOutcome::Abort(r.str_capped("abort message", MAX_EXCEPTION_MESSAGE)?),
+            _ => CallOutcome::Pending,
+        },
+    )
+}
+
 /// Encodes a request as a whole frame (header included).
 pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>, EncodeError> {
     let mut w = start_frame(limits);
@@ -315,19 +379,14 @@ pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>,
         Request::Resume { call_id, outcome } => {
             w.u8(tag::RESUME);
             w.u32(*call_id);
-            match outcome {
-                CallOutcome::Return(value) => {
-                    w.u8(0);
-                    w.root_value(value)?;
-                }
-                CallOutcome::Raise(exc) => {
-                    w.u8(1);
-                    w.exception(exc)?;
-                }
-                CallOutcome::Abort(message) => {
-                    w.u8(2);
-                    write_label(&mut w, message, MAX_EXCEPTION_MESSAGE, "abort message")?;
-                }
+            write_call_outcome(&mut w, outcome)?;
+        }
+        Request::Resolve { results } => {
+            w.u8(tag::RESOLVE);
+            w.u32(count(results.len(), "resolved calls")?);
+            for (call_id, outcome) in results {
+                w.u32(*call_id);
+                write_call_outcome(&mut w, outcome)?;
             }
         }
         Request::LookupReply(outcome) => {
@@ -404,12 +463,20 @@ pub fn decode_request(payload: &[u8], limits: &WireLimits) -> Result<Request, De
         }
         tag::RESUME => {
             let call_id = r.u32()?;
-            let outcome = match r.code("call outcome", |code| (code <= 2).then_some(code))? {
-                0 => CallOutcome::Return(r.root_value()?),
-                1 => CallOutcome::Raise(r.exception()?),
-                _ => CallOutcome::Abort(r.str_capped("abort message", MAX_EXCEPTION_MESSAGE)?),
-            };
+            let outcome = read_call_outcome(&mut r)?;
             Request::Resume { call_id, outcome }
+        }
+        tag::RESOLVE => {
+            let n = r.u32()? as usize;
+            if n > MAX_LISTED_CALLS {
+                return Err(too_many("resolved calls", n));
+            }
+            let mut results = Vec::with_capacity(n.min(1024));
+            for _ in 0..n {
+                let call_id = r.u32()?;
+                results.push((call_id, read_call_outcome(&mut r)?));
+            }
+            Request::Resolve { results }
         }
         tag::LOOKUP_REPLY => Request::LookupReply(
             match r.code("lookup outcome", |code| (code <= 3).then_some(code))? {
@@ -492,6 +559,17 @@ pub fn encode_response(response: &Response, limits: &WireLimits) -> Result<Vec<u
             w.exception(exception)?;
             write_label(&mut w, traceback, MAX_TRACEBACK, "traceback")?;
         }
+        Response::Await {
+            elapsed_us,
+            call_ids,
+        } => {
+            w.u8(tag::AWAIT);
+            w.u64(*elapsed_us);
+            w.u32(count(call_ids.len(), "awaited calls")?);
+            for id in call_ids {
+                w.u32(*id);
+            }
+        }
         Response::Fatal { message } => {
             w.u8(tag::FATAL);
             write_label(&mut w, message, MAX_FATAL, "fatal message")?;
@@ -559,6 +637,21 @@ pub fn decode_response(payload: &[u8], limits: &WireLimits) -> Result<Response, 
                 kind,
                 exception,
                 traceback,
+            }
+        }
+        tag::AWAIT => {
+            let elapsed_us = r.u64()?;
+            let n = r.u32()? as usize;
+            if n > MAX_LISTED_CALLS {
+                return Err(too_many("awaited calls", n));
+            }
+            let mut call_ids = Vec::with_capacity(n.min(1024));
+            for _ in 0..n {
+                call_ids.push(r.u32()?);
+            }
+            Response::Await {
+                elapsed_us,
+                call_ids,
             }
         }
         tag::FATAL => Response::Fatal {

@@ -180,6 +180,46 @@ impl Link {
     }
 }
 
+impl Link {
+    /// Tells the parent every guest task waits on `call_ids`, and waits for
+    /// the outcomes of one or more of them.
+    pub fn await_calls(
+        &mut self,
+        elapsed_us: u64,
+        call_ids: Vec<u32>,
+    ) -> Result<Vec<(u32, CallOutcome)>, Interrupt> {
+        self.announce(&Response::Await {
+            elapsed_us,
+            call_ids,
+        })?;
+        match self.await_answer()? {
+            Request::Resolve { results } => {
+                if let Some((_, CallOutcome::Abort(message))) = results
+                    .iter()
+                    .find(|(_, o)| matches!(o, CallOutcome::Abort(_)))
+                {
+                    return Err(Interrupt::Abort {
+                        kind: ErrorKind::Exception,
+                        message: message.clone(),
+                    });
+                }
+                if results.is_empty()
+                    || results
+                        .iter()
+                        .any(|(_, o)| matches!(o, CallOutcome::Pending))
+                {
+                    return Err(Interrupt::Abort {
+                        kind: ErrorKind::Protocol,
+                        message: "protocol violation: a Resolve must carry at least one final outcome, and no Pending".into(),
+                    });
+                }
+                Ok(results)
+            }
+            other => Err(out_of_turn("a Resolve", &other)),
+        }
+    }
+}
+
 /// A short name for a request, for protocol-violation messages.
 pub fn request_name(request: &Request) -> &'static str {
     match request {
@@ -188,6 +228,7 @@ pub fn request_name(request: &Request) -> &'static str {
         Request::Resume { .. } => "Resume",
         Request::LookupReply(_) => "LookupReply",
         Request::Close => "Close",
+        Request::Resolve { .. } => "Resolve",
     }
 }
 

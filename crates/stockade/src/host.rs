@@ -1,7 +1,7 @@
 //! Host functions: what the guest may call, and how their results travel back.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use stockade_wire::{CallOutcome, GuestException, Value};
 
@@ -67,52 +67,77 @@ pub type HostResult = Result<Value, HostError>;
 
 type SyncFn = dyn FnMut(Args) -> HostResult + Send;
 
+/// The future an async host function returns.
+#[cfg(feature = "tokio")]
+pub(crate) type HostFuture =
+    std::pin::Pin<Box<dyn std::future::Future<Output = HostResult> + Send>>;
+#[cfg(feature = "tokio")]
+type AsyncFn = dyn FnMut(Args) -> HostFuture + Send;
+
 /// A function the guest can call by name.
-pub(crate) struct HostFunction {
-    call: Box<SyncFn>,
+pub(crate) enum HostFunction {
+    /// Runs to its answer while the guest waits at the call.
+    Sync(Box<SyncFn>),
+    /// Runs on a tokio runtime; the guest gets a future to await, and
+    /// several may be in flight at once.
+    #[cfg(feature = "tokio")]
+    Async {
+        start: Box<AsyncFn>,
+        runtime: tokio::runtime::Handle,
+    },
 }
 
 impl std::fmt::Debug for HostFunction {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("HostFunction")
+        f.write_str(match self {
+            HostFunction::Sync(_) => "HostFunction::Sync",
+            #[cfg(feature = "tokio")]
+            HostFunction::Async { .. } => "HostFunction::Async",
+        })
     }
 }
 
-impl HostFunction {
-    pub(crate) fn new(call: impl FnMut(Args) -> HostResult + Send + 'static) -> Self {
-        Self {
-            call: Box::new(call),
-        }
-    }
+/// A host function's answer, or the fact that it panicked.
+pub(crate) type Answer = Result<HostResult, Panicked>;
 
-    /// Runs the function under `policy`. A panic becomes a RuntimeError in
-    /// the guest and never unwinds into the session.
-    pub(crate) fn invoke(&mut self, name: &str, args: Args, policy: &CallPolicy) -> CallOutcome {
-        let started = Instant::now();
-        let result = catch_unwind(AssertUnwindSafe(|| (self.call)(args)));
-        if started.elapsed() > policy.max_wait {
-            return CallOutcome::Raise(GuestException::new(
-                "TimeoutError",
-                &format!("host function {name:?} did not answer within max_host_wait"),
-            ));
+/// The host function panicked (or its task was cancelled).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Panicked;
+
+/// Runs a synchronous function; a panic never unwinds into the session.
+pub(crate) fn call_sync(function: &mut SyncFn, args: Args) -> Answer {
+    catch_unwind(AssertUnwindSafe(|| function(args))).map_err(|_| Panicked)
+}
+
+/// Turns an answer into what the guest sees, under `policy`.
+pub(crate) fn outcome(
+    name: &str,
+    answer: Answer,
+    took: Duration,
+    policy: &CallPolicy,
+) -> CallOutcome {
+    if took > policy.max_wait {
+        return CallOutcome::Raise(GuestException::new(
+            "TimeoutError",
+            &format!("host function {name:?} did not answer within max_host_wait"),
+        ));
+    }
+    let message = |detail: &str| {
+        if policy.redact {
+            REDACTED.to_owned()
+        } else {
+            detail.to_owned()
         }
-        let message = |detail: &str| {
-            if policy.redact {
-                REDACTED.to_owned()
-            } else {
-                detail.to_owned()
-            }
-        };
-        match result {
-            Ok(Ok(value)) => CallOutcome::Return(value),
-            Ok(Err(err)) => {
-                CallOutcome::Raise(GuestException::new(&err.type_name, &message(&err.message)))
-            }
-            Err(_) => CallOutcome::Raise(GuestException::new(
-                "RuntimeError",
-                &message(&format!("host function {name:?} panicked")),
-            )),
+    };
+    match answer {
+        Ok(Ok(value)) => CallOutcome::Return(value),
+        Ok(Err(err)) => {
+            CallOutcome::Raise(GuestException::new(&err.type_name, &message(&err.message)))
         }
+        Err(Panicked) => CallOutcome::Raise(GuestException::new(
+            "RuntimeError",
+            &message(&format!("host function {name:?} panicked")),
+        )),
     }
 }
 

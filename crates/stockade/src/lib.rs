@@ -24,6 +24,8 @@
 mod async_session;
 mod error;
 mod host;
+#[cfg(feature = "tokio")]
+mod inflight;
 mod locate;
 mod options;
 mod process;

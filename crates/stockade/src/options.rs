@@ -73,6 +73,9 @@ pub struct SessionOptions {
     /// the next one ends the feed with an uncatchable RuntimeError.
     /// Default: 10,000.
     pub max_host_calls: u32,
+    /// Async host calls that may be in flight at once; the next one ends the
+    /// feed with an uncatchable RuntimeError. Default: 64.
+    pub max_inflight_host_calls: u32,
     /// Longest a host-function call may take; a later answer is replaced by
     /// a TimeoutError in the guest (async functions are abandoned at this
     /// point). Default: 600 s.
@@ -90,6 +93,7 @@ impl SessionOptions {
     pub const DEFAULT_MAX_THREADS: u32 = 64;
     pub const DEFAULT_MAX_HOST_CALLS: u32 = 10_000;
     pub const DEFAULT_MAX_HOST_WAIT: Duration = Duration::from_secs(600);
+    pub const DEFAULT_MAX_INFLIGHT_HOST_CALLS: u32 = 64;
 
     /// Defaults for `language`.
     pub fn new(language: Language) -> Self {
@@ -104,6 +108,7 @@ impl SessionOptions {
             max_threads: Self::DEFAULT_MAX_THREADS,
             max_host_calls: Self::DEFAULT_MAX_HOST_CALLS,
             max_host_wait: Self::DEFAULT_MAX_HOST_WAIT,
+            max_inflight_host_calls: Self::DEFAULT_MAX_INFLIGHT_HOST_CALLS,
             redact_host_errors: true,
         }
     }
@@ -164,6 +169,11 @@ impl SessionOptions {
 
     pub fn max_host_calls(mut self, calls: u32) -> Self {
         self.max_host_calls = calls;
+        self
+    }
+
+    pub fn max_inflight_host_calls(mut self, calls: u32) -> Self {
+        self.max_inflight_host_calls = calls;
         self
     }
 

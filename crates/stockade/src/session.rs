@@ -9,7 +9,11 @@ use stockade_wire::{
 };
 
 use crate::error::{CrashInfo, Error, GuestError, TimeLimit};
-use crate::host::{Args, CallPolicy, HostError, HostFunction, HostResult};
+#[cfg(feature = "tokio")]
+use crate::host::HostFuture;
+use crate::host::{self, Args, CallPolicy, HostFunction, HostResult, call_sync};
+#[cfg(feature = "tokio")]
+use crate::inflight::Inflight;
 use crate::locate::locate_worker;
 use crate::options::SessionOptions;
 use crate::process::{ExitInfo, RecvError, SendError, WorkerProcess};
@@ -47,6 +51,8 @@ pub struct Session {
     /// Set when the session is lost; every later call returns it at once.
     lost: Option<Error>,
     functions: HashMap<String, HostFunction>,
+    #[cfg(feature = "tokio")]
+    inflight: Inflight,
     globals: HashMap<String, Value>,
     print: Option<Box<PrintFn>>,
     /// Guest execution time the worker last reported.
@@ -88,6 +94,8 @@ impl Session {
             options,
             lost: None,
             functions: HashMap::new(),
+            #[cfg(feature = "tokio")]
+            inflight: Inflight::new(),
             globals: HashMap::new(),
             print: None,
             elapsed: Duration::ZERO,
@@ -259,12 +267,14 @@ impl Session {
         function: impl FnMut(Args) -> HostResult + Send + 'static,
     ) {
         self.functions
-            .insert(name.to_owned(), HostFunction::new(function));
+            .insert(name.to_owned(), HostFunction::Sync(Box::new(function)));
     }
 
-    /// Makes `name` callable from the guest, running `function`'s future on
-    /// `runtime`. Call the session from outside that runtime's own threads
-    /// (from async code, use `AsyncSession`, which does).
+    /// Makes `name` an async host function: the guest awaits it
+    /// (`await name(...)`), and its future runs on `runtime`, several at once
+    /// when the guest gathers them (up to `max_inflight_host_calls`). Drive
+    /// the session from outside that runtime's own threads (from async code,
+    /// use `AsyncSession`, which does).
     #[cfg(feature = "tokio")]
     pub fn register_async_function<F, Fut>(
         &mut self,
@@ -275,26 +285,14 @@ impl Session {
         F: Fn(Args) -> Fut + Send + 'static,
         Fut: std::future::Future<Output = HostResult> + Send + 'static,
     {
-        let max_wait = self.options.max_host_wait;
-        self.register_function(name, move |args| {
-            let (tx, rx) = std::sync::mpsc::sync_channel(1);
-            let future = function(args);
-            let task = runtime.spawn(async move {
-                let _ = tx.send(future.await);
-            });
-            rx.recv_timeout(max_wait).unwrap_or_else(|err| {
-                task.abort();
-                Err(match err {
-                    std::sync::mpsc::RecvTimeoutError::Timeout => HostError::new(
-                        "TimeoutError",
-                        "the host function did not answer within max_host_wait",
-                    ),
-                    std::sync::mpsc::RecvTimeoutError::Disconnected => {
-                        HostError::runtime_error("the host function's task ended without a result")
-                    }
-                })
-            })
-        });
+        let start = move |args: Args| -> HostFuture { Box::pin(function(args)) };
+        self.functions.insert(
+            name.to_owned(),
+            HostFunction::Async {
+                start: Box::new(start),
+                runtime,
+            },
+        );
     }
 
     /// Answers guest lookups of the undefined name `name` with `value`. The
@@ -336,7 +334,11 @@ impl Session {
         )
         .map_err(|err| Error::Conversion(format!("the feed cannot be sent: {err}")))?;
         self.send(&frame)?;
-        self.serve_turn()
+        let result = self.serve_turn();
+        // Async calls the feed left unawaited are abandoned with it.
+        #[cfg(feature = "tokio")]
+        self.inflight.clear();
+        result
     }
 
     /// Ends the session: asks the worker to exit, then reaps it.
@@ -397,17 +399,39 @@ impl Session {
                         )));
                     };
                     calls = calls.saturating_add(1);
+                    let args = Args {
+                        positional: args,
+                        keyword: kwargs,
+                    };
                     let outcome = if calls > self.options.max_host_calls {
                         CallOutcome::Abort(host_calls_exceeded(self.options.max_host_calls))
                     } else {
-                        function.invoke(
-                            &name,
-                            Args {
-                                positional: args,
-                                keyword: kwargs,
-                            },
-                            &policy,
-                        )
+                        match function {
+                            HostFunction::Sync(call) => {
+                                let started = Instant::now();
+                                let answer = call_sync(call, args);
+                                host::outcome(&name, answer, started.elapsed(), &policy)
+                            }
+                            #[cfg(feature = "tokio")]
+                            HostFunction::Async { start, runtime } => {
+                                if self.inflight.len()
+                                    >= self.options.max_inflight_host_calls as usize
+                                {
+                                    CallOutcome::Abort(format!(
+                                        "max_inflight_host_calls exceeded: at most {} async host calls may be in flight",
+                                        self.options.max_inflight_host_calls
+                                    ))
+                                } else {
+                                    self.inflight.start(
+                                        call_id,
+                                        name.clone(),
+                                        start(args),
+                                        runtime,
+                                    );
+                                    CallOutcome::Pending
+                                }
+                            }
+                        }
                     };
                     let frame = match encode_request(
                         &Request::Resume { call_id, outcome },
@@ -450,6 +474,13 @@ impl Session {
                     self.send(&frame)?;
                     deadline = self.deadline();
                 }
+                Response::Await { call_ids, .. } => {
+                    let results = self.resolve(&call_ids, &policy)?;
+                    let frame = encode_request(&Request::Resolve { results }, &self.wire)
+                        .map_err(|e| Error::Conversion(e.to_string()))?;
+                    self.send(&frame)?;
+                    deadline = self.deadline();
+                }
                 Response::Complete { value, .. } => return Ok(value),
                 Response::Error {
                     kind,
@@ -463,6 +494,33 @@ impl Session {
                 }
             }
         }
+    }
+
+    /// Waits for one or more of the awaited async calls; a worker that
+    /// awaits a call it was never told is pending is broken.
+    #[cfg(feature = "tokio")]
+    fn resolve(
+        &mut self,
+        call_ids: &[u32],
+        policy: &CallPolicy,
+    ) -> Result<Vec<(u32, CallOutcome)>, Error> {
+        if call_ids.is_empty() || call_ids.iter().any(|id| !self.inflight.knows(*id)) {
+            return Err(self.broken(format!(
+                "the worker awaited calls {call_ids:?}, which are not in flight"
+            )));
+        }
+        Ok(self.inflight.wait(call_ids, policy))
+    }
+
+    #[cfg(not(feature = "tokio"))]
+    fn resolve(
+        &mut self,
+        call_ids: &[u32],
+        _policy: &CallPolicy,
+    ) -> Result<Vec<(u32, CallOutcome)>, Error> {
+        Err(self.broken(format!(
+            "the worker awaited calls {call_ids:?}, but no call is pending"
+        )))
     }
 
     fn guest_failure(
@@ -711,5 +769,6 @@ fn response_name(response: &Response) -> &'static str {
         Response::Complete { .. } => "Complete",
         Response::Error { .. } => "Error",
         Response::Fatal { .. } => "Fatal",
+        Response::Await { .. } => "Await",
     }
 }

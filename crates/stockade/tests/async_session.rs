@@ -1,29 +1,112 @@
-//! AsyncSession on tokio: async host functions, several sessions at once.
+//! AsyncSession on tokio: async host functions the guest awaits, several in
+//! flight at once, their limits, and several sessions at once.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use stockade::{AsyncSession, HostError, Language, SessionOptions, Value};
+use stockade::{AsyncSession, Error, HostError, Language, SessionOptions, Value};
 
-#[tokio::test(flavor = "current_thread")]
-async fn async_host_functions_run_on_the_runtime() {
-    let options = SessionOptions::new(Language::Python).show_host_errors();
+fn s(text: &str) -> Value {
+    Value::Str(text.to_owned())
+}
+
+async fn session_with_fetch(options: SessionOptions) -> AsyncSession {
     let session = AsyncSession::new(options).await.unwrap();
     session.register_async_function("fetch", |args| async move {
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
         match args.get(0) {
             Some(Value::Str(key)) => Ok(Value::Str(format!("value of {key}"))),
             _ => Err(HostError::type_error("fetch() takes a key")),
         }
     });
+    session
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn async_host_functions_are_awaited_by_the_guest() {
+    let session =
+        session_with_fetch(SessionOptions::new(Language::Python).show_host_errors()).await;
     assert_eq!(
-        session.run("fetch('a')").await.unwrap(),
-        Value::Str("value of a".into())
+        session.run("await fetch('a')").await.unwrap(),
+        s("value of a")
     );
-    let code = "try:\n    fetch(1)\nexcept TypeError as e:\n    r = str(e)\nr";
+    let code = "try:\n    await fetch(1)\nexcept TypeError as e:\n    r = str(e)\nr";
+    assert_eq!(session.run(code).await.unwrap(), s("fetch() takes a key"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn several_async_host_calls_run_at_once() {
+    let session = session_with_fetch(SessionOptions::new(Language::Python)).await;
+    let code = "import asyncio\nasync def main():\n    return await asyncio.gather(fetch('a'), fetch('b'), fetch('c'))\nawait main()";
+    let started = Instant::now();
+    let result = session.run(code).await.unwrap();
+    let took = started.elapsed();
     assert_eq!(
-        session.run(code).await.unwrap(),
-        Value::Str("fetch() takes a key".into())
+        result,
+        Value::List(vec![s("value of a"), s("value of b"), s("value of c")])
     );
+    // Three 300 ms calls one after another would take 900 ms.
+    assert!(
+        took < Duration::from_millis(800),
+        "the calls did not overlap: {took:?}"
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn max_inflight_host_calls_ends_the_feed_and_the_session_lives() {
+    let options = SessionOptions::new(Language::Python).max_inflight_host_calls(2);
+    let session = session_with_fetch(options).await;
+    let code = "import asyncio\nasync def main():\n    return await asyncio.gather(fetch('a'), fetch('b'), fetch('c'))\nawait main()";
+    match session.run(code).await {
+        Err(Error::Guest(guest)) => {
+            assert_eq!(guest.type_name, "RuntimeError");
+            assert!(
+                guest.message.contains("max_inflight_host_calls"),
+                "{}",
+                guest.message
+            );
+        }
+        other => panic!("expected the feed to end, got {other:?}"),
+    }
+    assert_eq!(
+        session.run("await fetch('d')").await.unwrap(),
+        s("value of d")
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn an_async_host_function_past_max_host_wait_is_a_timeout_in_the_guest() {
+    let options = SessionOptions::new(Language::Python).max_host_wait(Duration::from_millis(200));
+    let session = AsyncSession::new(options).await.unwrap();
+    session.register_async_function("hang", |_| async move {
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        Ok(Value::None)
+    });
+    let code =
+        "try:\n    await hang()\n    r = 'answered'\nexcept TimeoutError:\n    r = 'timed out'\nr";
+    let started = Instant::now();
+    assert_eq!(session.run(code).await.unwrap(), s("timed out"));
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_panicking_async_host_function_raises_in_the_guest() {
+    let session = AsyncSession::new(SessionOptions::new(Language::Python))
+        .await
+        .unwrap();
+    session.register_async_function("bad", |_| async move {
+        if true {
+            panic!("async host bug");
+        }
+        Ok(Value::None)
+    });
+    match session.run("await bad()").await {
+        Err(Error::Guest(guest)) => {
+            assert_eq!(guest.type_name, "RuntimeError");
+            assert_eq!(guest.message, stockade::REDACTED);
+        }
+        other => panic!("expected a RuntimeError, got {other:?}"),
+    }
+    assert_eq!(session.run("1").await.unwrap(), Value::Int(1));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -41,21 +124,4 @@ async fn several_async_sessions_run_concurrently() {
     for (i, task) in tasks.into_iter().enumerate() {
         assert_eq!(task.await.unwrap(), Value::Int(i as i64 * 10));
     }
-}
-
-#[tokio::test(flavor = "current_thread")]
-async fn an_async_host_function_past_max_host_wait_is_a_timeout_in_the_guest() {
-    let options = SessionOptions::new(Language::Python).max_host_wait(Duration::from_millis(200));
-    let session = AsyncSession::new(options).await.unwrap();
-    session.register_async_function("hang", |_| async move {
-        tokio::time::sleep(Duration::from_secs(30)).await;
-        Ok(Value::None)
-    });
-    let code = "try:\n    hang()\n    r = 'answered'\nexcept TimeoutError:\n    r = 'timed out'\nr";
-    let started = std::time::Instant::now();
-    assert_eq!(
-        session.run(code).await.unwrap(),
-        Value::Str("timed out".into())
-    );
-    assert!(started.elapsed() < Duration::from_secs(10));
 }

@@ -155,6 +155,27 @@ fn is_identifier(name: &str) -> bool {
         && !KEYWORDS.contains(&name)
 }
 
+/// A resolved call's outcome, as the interpreter takes it. Link::await_calls
+/// has already turned Abort and Pending into an interruption.
+fn host_result(outcome: CallOutcome) -> ExtFunctionResult {
+    match outcome {
+        CallOutcome::Return(value) => match from_wire(value, "") {
+            Ok(object) => ExtFunctionResult::Return(object),
+            Err(message) => ExtFunctionResult::Error(MontyException::new(
+                ExcType::TypeError,
+                Some(format!(
+                    "host function returned a value the guest cannot take: {message}"
+                )),
+            )),
+        },
+        CallOutcome::Raise(exc) => ExtFunctionResult::Error(exception(&exc)),
+        CallOutcome::Abort(message) => ExtFunctionResult::Error(runtime_error(&message)),
+        CallOutcome::Pending => {
+            ExtFunctionResult::Error(runtime_error("a pending call was resolved as pending"))
+        }
+    }
+}
+
 fn runtime_error(message: &str) -> MontyException {
     MontyException::new(ExcType::RuntimeError, Some(message.to_owned()))
 }
@@ -283,6 +304,7 @@ impl Engine for PythonEngine {
                         Ok(CallOutcome::Raise(exc)) => {
                             Step::Next(call.resume(exception(&exc), PrintWriter::Callback(&mut link.sink())))
                         }
+                        Ok(CallOutcome::Pending) => Step::Next(call.resume_pending(PrintWriter::Callback(&mut link.sink()))),
                         Ok(CallOutcome::Abort(message)) => {
                             let result = call.abort(runtime_error(&message), PrintWriter::Callback(&mut link.sink()));
                             self.aborted(result, ErrorKind::Exception)
@@ -343,11 +365,26 @@ impl Engine for PythonEngine {
                     Step::Next(call.resume(refusal, PrintWriter::Callback(&mut link.sink())))
                 }
                 ReplProgress::ResolveFutures(pending) => {
-                    let result = pending.abort(
-                        runtime_error("awaiting host futures is not supported by this worker"),
-                        PrintWriter::Callback(&mut link.sink()),
-                    );
-                    self.aborted(result, ErrorKind::Exception)
+                    let ids = pending.pending_call_ids().to_vec();
+                    match link.await_calls(elapsed, ids) {
+                        Ok(results) => {
+                            let results = results
+                                .into_iter()
+                                .map(|(id, outcome)| (id, host_result(outcome)))
+                                .collect();
+                            Step::Next(
+                                pending.resume(results, PrintWriter::Callback(&mut link.sink())),
+                            )
+                        }
+                        Err(Interrupt::Closed) => return Err(Closed),
+                        Err(Interrupt::Abort { kind, message }) => {
+                            let result = pending.abort(
+                                runtime_error(&message),
+                                PrintWriter::Callback(&mut link.sink()),
+                            );
+                            self.aborted(result, kind)
+                        }
+                    }
                 }
             };
             match next {
