@@ -303,3 +303,12 @@ fn a_worker_whose_host_dies_does_not_run_on() {
     });
     assert!(gone, "worker {worker} still runs after its host was killed");
 }
+
+#[test]
+fn a_huge_int_result_is_summarised_not_printed_in_decimal() {
+    let started = std::time::Instant::now();
+    let output = run_code("2 ** 10 ** 8", &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "<int of 100000001 bits>\n");
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+}

@@ -156,6 +156,10 @@ impl From<BigInt> for Value {
     }
 }
 
+/// Largest integer, in bits, that Display writes in decimal (about 4300
+/// digits, Python's own limit for int to str).
+const MAX_DISPLAY_INT_BITS: u64 = 14_300;
+
 fn write_seq(
     f: &mut std::fmt::Formatter<'_>,
     open: &str,
@@ -234,6 +238,11 @@ impl std::fmt::Display for Value {
             Value::Bool(true) => f.write_str("True"),
             Value::Bool(false) => f.write_str("False"),
             Value::Int(i) => write!(f, "{i}"),
+            // Decimal conversion is quadratic; like Python, refuse past
+            // about 4300 digits rather than spend minutes on a hostile int.
+            Value::BigInt(i) if i.bits() > MAX_DISPLAY_INT_BITS => {
+                write!(f, "<int of {} bits>", i.bits())
+            }
             Value::BigInt(i) => write!(f, "{i}"),
             Value::Float(x) => write_float(f, *x),
             Value::Str(s) => write_str_repr(f, s),
@@ -339,6 +348,16 @@ mod tests {
         ]);
         assert_eq!(v.output_only_part().as_deref(), Some("[1]['k']"));
         assert_eq!(Value::Int(3).output_only_part(), None);
+    }
+
+    #[test]
+    fn huge_ints_are_not_written_in_decimal() {
+        let huge: BigInt = BigInt::from(1) << 100_000u32;
+        let started = std::time::Instant::now();
+        assert_eq!(Value::BigInt(huge).to_string(), "<int of 100001 bits>");
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        let big: BigInt = BigInt::from(10).pow(4000);
+        assert_eq!(Value::BigInt(big).to_string().len(), 4001);
     }
 
     #[test]
