@@ -71,16 +71,47 @@ pub fn to_wire(object: MontyObject) -> Value {
     }
 }
 
-/// Converts a value from the host for the guest; `path` names where a value
-/// that cannot be an input sits.
-pub fn from_wire(value: Value, path: &str) -> Result<MontyObject, String> {
-    let seq = |items: Vec<Value>| -> Result<Vec<MontyObject>, String> {
-        items
-            .into_iter()
-            .enumerate()
-            .map(|(i, item)| from_wire(item, &format!("{path}[{i}]")))
-            .collect()
-    };
+/// A value that cannot be an input, and where it sits. The path is built
+/// on the way out of the recursion, so a good value costs no strings.
+struct Refused {
+    kind: &'static str,
+    /// Path segments, innermost first.
+    segments: Vec<String>,
+}
+
+impl Refused {
+    fn at(mut self, segment: String) -> Self {
+        self.segments.push(segment);
+        self
+    }
+}
+
+/// Converts a value from the host for the guest; `root` names the value
+/// (an input's name, or empty) in the message of one that cannot be an input.
+pub fn from_wire(value: Value, root: &str) -> Result<MontyObject, String> {
+    convert(value).map_err(|refused| {
+        let path: String = refused.segments.iter().rev().map(String::as_str).collect();
+        let shown = if root.is_empty() && path.is_empty() {
+            "the value".to_owned()
+        } else {
+            format!("the value at {root}{path}")
+        };
+        format!(
+            "{shown} is a {}, which is output-only and cannot be an input",
+            refused.kind
+        )
+    })
+}
+
+fn seq(items: Vec<Value>) -> Result<Vec<MontyObject>, Refused> {
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| convert(item).map_err(|r| r.at(format!("[{i}]"))))
+        .collect()
+}
+
+fn convert(value: Value) -> Result<MontyObject, Refused> {
     Ok(match value {
         // Python has one null; JavaScript's undefined arrives as None.
         Value::None | Value::Undefined => MontyObject::None,
@@ -97,8 +128,12 @@ pub fn from_wire(value: Value, path: &str) -> Result<MontyObject, String> {
         Value::Dict(pairs) => {
             let mut out = Vec::with_capacity(pairs.len());
             for (key, item) in pairs {
-                let at = format!("{path}[{}]", key.short_repr());
-                out.push((from_wire(key, &at)?, from_wire(item, &at)?));
+                let key = convert(key).map_err(|r| r.at("[<key>]".to_owned()))?;
+                let item = match convert(item) {
+                    Ok(item) => item,
+                    Err(refused) => return Err(refused.at(format!("[{key}]"))),
+                };
+                out.push((key, item));
             }
             MontyObject::Dict(DictPairs::from(out))
         }
@@ -137,15 +172,10 @@ pub fn from_wire(value: Value, path: &str) -> Result<MontyObject, String> {
             arg: Some(e.message),
         },
         Value::Repr(_) | Value::Cycle(_) => {
-            let shown = if path.is_empty() {
-                "the value".to_owned()
-            } else {
-                format!("the value at {path}")
-            };
-            return Err(format!(
-                "{shown} is a {}, which is output-only and cannot be an input",
-                value.kind()
-            ));
+            return Err(Refused {
+                kind: value.kind(),
+                segments: Vec::new(),
+            });
         }
     })
 }
