@@ -173,15 +173,18 @@ fn bad_input_files_exit_2_and_name_the_problem() {
 }
 
 #[test]
-fn a_language_the_worker_lacks_exits_2() {
-    let path = script("guest.js", b"1 + 1");
-    let output = stockade(&["run", path.to_str().unwrap()]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(
-        last_line(&output).contains("javascript"),
-        "{}",
-        stderr(&output)
+fn a_javascript_file_runs() {
+    let path = script(
+        "guest.js",
+        b"console.log('from js'); [1, 2, 3].map(n => n * 2)",
     );
+    let output = stockade(&["run", path.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "from js\n[2, 4, 6]\n");
+    let failing = script("fail.js", b"throw new TypeError('bad input')");
+    let output = stockade(&["run", failing.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(last_line(&output), "TypeError: bad input");
 }
 
 #[test]

@@ -165,10 +165,13 @@ pub enum Request {
         sandbox: SandboxMode,
         limits: ConfigureLimits,
     },
-    /// Run a snippet after binding `inputs` as globals.
+    /// Run a snippet after binding `inputs` as globals. `functions` names
+    /// every host function the guest may call; the worker may install them
+    /// without a Lookup.
     Feed {
         code: String,
         inputs: Vec<(String, Value)>,
+        functions: Vec<String>,
     },
     /// Answer the pending Call with the same `call_id`.
     Resume { call_id: u32, outcome: CallOutcome },
@@ -371,10 +374,18 @@ pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>,
             })?;
             w.u64(l.max_output_bytes);
         }
-        Request::Feed { code, inputs } => {
+        Request::Feed {
+            code,
+            inputs,
+            functions,
+        } => {
             w.u8(tag::FEED);
             w.str(code)?;
             write_named_values(&mut w, inputs)?;
+            w.u32(count(functions.len(), "host functions")?);
+            for name in functions {
+                write_label(&mut w, name, MAX_NAME, "function name")?;
+            }
         }
         Request::Resume { call_id, outcome } => {
             w.u8(tag::RESUME);
@@ -459,7 +470,19 @@ pub fn decode_request(payload: &[u8], limits: &WireLimits) -> Result<Request, De
         tag::FEED => {
             let code = r.str()?;
             let inputs = read_named_values(&mut r)?;
-            Request::Feed { code, inputs }
+            let n = r.u32()? as usize;
+            if n > MAX_LISTED_CALLS {
+                return Err(too_many("host functions", n));
+            }
+            let mut functions = Vec::with_capacity(n.min(1024));
+            for _ in 0..n {
+                functions.push(r.str_capped("function name", MAX_NAME)?);
+            }
+            Request::Feed {
+                code,
+                inputs,
+                functions,
+            }
         }
         tag::RESUME => {
             let call_id = r.u32()?;

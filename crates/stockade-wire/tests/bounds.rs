@@ -137,6 +137,7 @@ fn frame_bound_accepts_at_the_limit_and_rejects_one_past() {
     let request = Request::Feed {
         code: "x".repeat(100),
         inputs: vec![],
+        functions: vec!["f".into()],
     };
     let frame = encode_request(&request, &WireLimits::default()).unwrap();
     let payload_len = frame.len() - 4;

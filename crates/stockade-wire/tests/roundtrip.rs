@@ -117,7 +117,7 @@ proptest! {
     #[test]
     fn messages_round_trip(v in value(), name in "[a-z_]{1,10}", id in any::<u32>(), us in any::<u64>()) {
         let limits = WireLimits::default();
-        let request = Request::Feed { code: format!("{name} = 1"), inputs: vec![(name.clone(), v.clone())] };
+        let request = Request::Feed { code: format!("{name} = 1"), inputs: vec![(name.clone(), v.clone())], functions: vec![name.clone()] };
         let frame = encode_request(&request, &limits).unwrap();
         prop_assert_eq!(decode_request(&frame[4..], &limits).unwrap(), request);
         let response = Response::Call { elapsed_us: us, call_id: id, name: name.clone(), args: vec![v.clone()], kwargs: vec![(name, v)] };

@@ -26,6 +26,8 @@ pub struct Printer {
     max_output: u64,
     taken: u64,
     truncated: bool,
+    /// The stream the buffered text is for.
+    stream: PrintStream,
 }
 
 impl Printer {
@@ -38,7 +40,18 @@ impl Printer {
             max_output,
             taken: 0,
             truncated: false,
+            stream: PrintStream::Stdout,
         }
+    }
+
+    /// Buffers `text` for `stream`; text for the other stream is sent
+    /// first, so the two streams stay in the order they were written.
+    pub fn push_to(&mut self, out: &mut Out, stream: PrintStream, text: &str) {
+        if stream != self.stream {
+            self.flush(out);
+            self.stream = stream;
+        }
+        self.push(out, text);
     }
 
     /// Starts counting output for a new feed.
@@ -102,7 +115,7 @@ impl Printer {
             }
             let (chunk, tail) = rest.split_at(end);
             out.send_or_exit(&Response::Print {
-                stream: PrintStream::Stdout,
+                stream: self.stream,
                 text: chunk.to_owned(),
             });
             rest = tail;
@@ -124,13 +137,14 @@ pub struct PrintSink<'a> {
 
 impl PrintWriterCallback for PrintSink<'_> {
     fn stdout_write(&mut self, output: Cow<'_, str>) -> Result<(), MontyException> {
-        self.printer.push(self.out, &output);
+        self.printer.push_to(self.out, PrintStream::Stdout, &output);
         Ok(())
     }
 
     fn stdout_push(&mut self, end: char) -> Result<(), MontyException> {
         let mut utf8 = [0u8; 4];
-        self.printer.push(self.out, end.encode_utf8(&mut utf8));
+        self.printer
+            .push_to(self.out, PrintStream::Stdout, end.encode_utf8(&mut utf8));
         Ok(())
     }
 

@@ -9,7 +9,10 @@ use stockade_wire::{
 };
 
 use crate::alloc;
-use crate::engine::{Engine, PythonEngine};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::engine::{Engine, Feed, JavaScriptEngine, PythonEngine, SharedLink};
 use crate::link::{Incoming, Link, request_name};
 use crate::print::Printer;
 use crate::watchdog::Watchdog;
@@ -113,13 +116,6 @@ pub fn configure() -> Result<Configured, i32> {
             ));
         }
     };
-    if language == Language::JavaScript {
-        return Err(fatal(
-            &mut link,
-            EXIT_CONFIG,
-            "language javascript is not available in this worker build".into(),
-        ));
-    }
     // The watchdog's view of /proc must be opened before the sandbox closes it.
     let watchdog = Watchdog::prepare();
     let report = match stockade_sandbox::apply(&SandboxConfig::new(
@@ -180,7 +176,16 @@ pub fn serve(configured: Configured) -> i32 {
     }
     let mut engine: Box<dyn Engine> = match language {
         Language::Python => Box::new(PythonEngine::new(&config)),
-        Language::JavaScript => return EXIT_CONFIG,
+        Language::JavaScript => match JavaScriptEngine::new(&config) {
+            Ok(engine) => Box::new(engine),
+            Err(err) => {
+                return fatal(
+                    &mut link,
+                    EXIT_CONFIG,
+                    format!("cannot start the JavaScript engine: {err}"),
+                );
+            }
+        },
     };
     link.printer = Printer::new(
         config.print_flush_bytes as usize,
@@ -197,22 +202,37 @@ pub fn serve(configured: Configured) -> i32 {
     link.out.send_or_exit(&Response::Ready {
         protocol_version: PROTOCOL_VERSION,
         worker_version: env!("CARGO_PKG_VERSION").into(),
-        engine: format!("{} (monty {})", language.name(), monty_types::MONTY_VERSION),
+        engine: engine.name(),
         sandbox,
     });
+    let link: SharedLink = Rc::new(RefCell::new(link));
 
     loop {
-        let reply = match link.read() {
+        let incoming = link.borrow_mut().read();
+        let reply = match incoming {
             Incoming::End | Incoming::Request(Request::Close) => return 0,
             Incoming::Broken(err) => {
-                return fatal(&mut link, EXIT_PROTOCOL, format!("broken input: {err}"));
+                return fatal(
+                    &mut link.borrow_mut(),
+                    EXIT_PROTOCOL,
+                    format!("broken input: {err}"),
+                );
             }
             Incoming::Malformed(err) => {
                 protocol_violation(&*engine, format!("malformed request: {err}"))
             }
-            Incoming::Request(Request::Feed { code, inputs }) => {
-                link.printer.start_feed();
-                match engine.feed(&code, inputs, &mut link) {
+            Incoming::Request(Request::Feed {
+                code,
+                inputs,
+                functions,
+            }) => {
+                link.borrow_mut().printer.start_feed();
+                let feed = Feed {
+                    code,
+                    inputs,
+                    functions,
+                };
+                match engine.feed(feed, &link) {
                     Ok(reply) => reply,
                     Err(_closed) => return 0,
                 }
@@ -222,6 +242,7 @@ pub fn serve(configured: Configured) -> i32 {
                 format!("{} is not expected between feeds", request_name(&other)),
             ),
         };
+        let mut link = link.borrow_mut();
         link.flush_prints();
         if let Err(err) = link.out.send(&reply) {
             let elapsed_us = reply.elapsed_us().unwrap_or_else(|| engine.elapsed_us());

@@ -96,6 +96,7 @@ impl Worker {
         self.send(&Request::Feed {
             code: code.into(),
             inputs: vec![],
+            functions: vec![],
         });
         self.recv_reply(&mut String::new())
     }
@@ -168,11 +169,21 @@ fn the_first_message_must_be_configure() {
 }
 
 #[test]
-fn an_unavailable_language_is_a_configuration_refusal() {
+fn a_javascript_worker_answers_ready() {
     let mut worker = Worker::spawn();
     worker.send(&configure(PROTOCOL_VERSION, Language::JavaScript, limits()));
-    assert!(matches!(worker.recv(), Response::Fatal { message } if message.contains("javascript")));
-    assert_eq!(worker.exit_code(), Some(78));
+    assert!(
+        matches!(worker.recv(), Response::Ready { engine, .. } if engine.starts_with("javascript"))
+    );
+    worker.send(&Request::Feed {
+        code: "6 * 7".into(),
+        inputs: vec![],
+        functions: vec![],
+    });
+    assert_eq!(
+        expect_complete(worker.recv_reply(&mut String::new())),
+        Value::Int(42)
+    );
 }
 
 #[test]
@@ -224,6 +235,7 @@ fn suspend_on_call(worker: &mut Worker, code: &str) -> Response {
     worker.send(&Request::Feed {
         code: code.into(),
         inputs: vec![],
+        functions: vec![],
     });
     match worker.recv_reply(&mut String::new()) {
         Response::Lookup { name, .. } => assert_eq!(name, "f"),
@@ -271,6 +283,7 @@ fn prints_are_flushed_before_each_suspension_and_never_reordered() {
     worker.send(&Request::Feed {
         code: "print('before')\nf(1)\nprint('after')\n'done'".into(),
         inputs: vec![],
+        functions: vec![],
     });
     let mut printed = String::new();
     assert!(matches!(
@@ -302,6 +315,7 @@ fn buffered_output_is_sent_at_the_flush_interval_while_the_guest_runs() {
     worker.send(&Request::Feed {
         code: "print('early')\nwhile True:\n    pass".into(),
         inputs: vec![],
+        functions: vec![],
     });
     let first = worker.recv();
     let printed_after = start.elapsed();
@@ -328,6 +342,7 @@ fn output_past_the_flush_size_is_sent_in_order() {
     worker.send(&Request::Feed {
         code: "for i in range(3000):\n    print(i)".into(),
         inputs: vec![],
+        functions: vec![],
     });
     let mut frames = 0;
     let mut printed = String::new();
@@ -395,6 +410,7 @@ fn inputs_are_bound_before_the_feed() {
             ("a".into(), Value::Int(40)),
             ("b".into(), Value::Str("xy".into())),
         ],
+        functions: vec![],
     });
     assert_eq!(
         expect_complete(worker.recv_reply(&mut String::new())),
@@ -408,6 +424,7 @@ fn output_only_inputs_are_refused_and_the_session_lives() {
     worker.send(&Request::Feed {
         code: "x".into(),
         inputs: vec![("x".into(), Value::List(vec![Value::Repr("<f>".into())]))],
+        functions: vec![],
     });
     match worker.recv() {
         Response::Error {

@@ -295,6 +295,13 @@ impl Session {
         );
     }
 
+    /// The registered host functions' names, in a stable order.
+    fn function_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.functions.keys().cloned().collect();
+        names.sort_unstable();
+        names
+    }
+
     /// Answers guest lookups of the undefined name `name` with `value`. The
     /// value is checked now, so a value that cannot cross fails here.
     pub fn set_global(&mut self, name: &str, value: Value) -> Result<(), Error> {
@@ -329,6 +336,7 @@ impl Session {
             &Request::Feed {
                 code: code.to_owned(),
                 inputs,
+                functions: self.function_names(),
             },
             &self.wire,
         )

@@ -324,3 +324,17 @@ fn a_worker_that_drips_a_frame_is_cut_off_at_the_deadline() {
     ));
     assert!(started.elapsed() < Duration::from_secs(5));
 }
+
+#[test]
+fn a_worker_that_refuses_its_configuration_is_a_configuration_error() {
+    let refusal = frame(&Response::Fatal {
+        message: "sandbox layer seccomp is required but unavailable: no seccomp here".into(),
+    });
+    let worker = fake_worker(&refusal, "head -c 1 >/dev/null\nexit 78");
+    match Session::new(options(worker)) {
+        Err(Error::Configuration(message)) => {
+            assert!(message.contains("seccomp is required"), "{message}")
+        }
+        other => panic!("expected a configuration error, got {other:?}"),
+    }
+}

@@ -1,13 +1,31 @@
 //! The Engine trait: what the serve loop needs from a guest language.
 
+mod javascript;
+mod javascript_values;
 mod python;
 mod python_values;
 
+pub use javascript::JavaScriptEngine;
 pub use python::PythonEngine;
+
+use std::cell::RefCell;
+use std::rc::Rc;
 
 use stockade_wire::{Response, Value};
 
 use crate::link::Link;
+
+/// The link, shared with the callbacks an engine hands its interpreter.
+pub type SharedLink = Rc<RefCell<Link>>;
+
+/// One Feed request.
+#[derive(Debug)]
+pub struct Feed {
+    pub code: String,
+    pub inputs: Vec<(String, Value)>,
+    /// Every host function the guest may call.
+    pub functions: Vec<String>,
+}
 
 /// The parent closed the session in the middle of a feed.
 #[derive(Debug)]
@@ -17,13 +35,11 @@ pub struct Closed;
 pub trait Engine {
     /// Runs one snippet after binding `inputs`, answering suspensions through
     /// `link`, and returns the final reply (Complete or Error).
-    fn feed(
-        &mut self,
-        code: &str,
-        inputs: Vec<(String, Value)>,
-        link: &mut Link,
-    ) -> Result<Response, Closed>;
+    fn feed(&mut self, feed: Feed, link: &SharedLink) -> Result<Response, Closed>;
 
     /// Guest execution time consumed so far, in microseconds.
     fn elapsed_us(&self) -> u64;
+
+    /// The engine's name and version, for Ready.
+    fn name(&self) -> String;
 }

@@ -9,12 +9,11 @@ use monty_types::{
     PrintWriter, ResourceLimits, ResourceTracker,
 };
 use stockade_wire::{
-    CallOutcome, ConfigureLimits, ErrorKind, GuestException, LookupOutcome, MAX_TRACEBACK,
-    Response, Value,
+    CallOutcome, ConfigureLimits, ErrorKind, GuestException, LookupOutcome, MAX_TRACEBACK, Response,
 };
 
 use super::python_values::{exception, from_wire, to_wire};
-use super::{Closed, Engine};
+use super::{Closed, Engine, Feed, SharedLink};
 use crate::link::{Interrupt, Link};
 
 /// A Python session on the monty interpreter.
@@ -181,12 +180,18 @@ fn runtime_error(message: &str) -> MontyException {
 }
 
 impl Engine for PythonEngine {
-    fn feed(
-        &mut self,
-        code: &str,
-        inputs: Vec<(String, Value)>,
-        link: &mut Link,
-    ) -> Result<Response, Closed> {
+    fn feed(&mut self, feed: Feed, shared: &SharedLink) -> Result<Response, Closed> {
+        // The interpreter calls back only through this borrow, for the whole feed.
+        let mut link = shared.borrow_mut();
+        let link: &mut Link = &mut link;
+        let Feed {
+            code,
+            inputs,
+            functions,
+        } = feed;
+        // Named host functions need no Lookup before their first call.
+        self.host_functions.extend(functions);
+        let code = code.as_str();
         let Some(repl) = self.repl.take() else {
             return Ok(protocol_error(
                 self.elapsed,
@@ -318,7 +323,12 @@ impl Engine for PythonEngine {
                 }
                 ReplProgress::NameLookup(lookup) => {
                     let name = lookup.name.clone();
-                    match link.lookup(elapsed, name.clone()) {
+                    let answer = if self.host_functions.contains(&name) {
+                        Ok(LookupOutcome::Function)
+                    } else {
+                        link.lookup(elapsed, name.clone())
+                    };
+                    match answer {
                         Ok(outcome) => {
                             let answer = match outcome {
                                 LookupOutcome::Value(value) => match from_wire(value, &name) {
@@ -392,6 +402,10 @@ impl Engine for PythonEngine {
                 Step::Done(reply) => return Ok(reply),
             }
         }
+    }
+
+    fn name(&self) -> String {
+        format!("python (monty {})", monty_types::MONTY_VERSION)
     }
 
     fn elapsed_us(&self) -> u64 {

@@ -1,0 +1,288 @@
+//! Conversions between wire values and QuickJS values.
+
+use num_bigint::BigInt;
+use rquickjs::{Array, Ctx, Function, Object, Type, Value as JsValue};
+use stockade_wire::{Date, DateTime, GuestException, Time, Value};
+
+/// Deepest JavaScript value converted; past it a value crosses as a repr,
+/// and the wire refuses anything past 64 anyway.
+const MAX_DEPTH: usize = 100;
+
+/// Converts a guest value for the wire.
+pub fn to_wire<'js>(ctx: &Ctx<'js>, value: &JsValue<'js>) -> Value {
+    let mut ancestors = Vec::new();
+    convert_out(ctx, value, &mut ancestors)
+}
+
+fn repr<'js>(ctx: &Ctx<'js>, value: &JsValue<'js>) -> Value {
+    let text = ctx
+        .globals()
+        .get::<_, Function>("String")
+        .and_then(|string| string.call::<_, String>((value.clone(),)))
+        .unwrap_or_else(|_| format!("<{}>", value.type_name()));
+    Value::Repr(text)
+}
+
+fn class_name<'js>(object: &Object<'js>) -> Option<String> {
+    let constructor: Object = object.get("constructor").ok()?;
+    constructor.get::<_, String>("name").ok()
+}
+
+fn convert_out<'js>(
+    ctx: &Ctx<'js>,
+    value: &JsValue<'js>,
+    ancestors: &mut Vec<Object<'js>>,
+) -> Value {
+    match value.type_of() {
+        Type::Uninitialized | Type::Undefined => Value::Undefined,
+        Type::Null => Value::None,
+        Type::Bool => Value::Bool(value.as_bool().unwrap_or(false)),
+        Type::Int => Value::Int(i64::from(value.as_int().unwrap_or(0))),
+        Type::Float => {
+            let x = value.as_float().unwrap_or(f64::NAN);
+            // Whole numbers that fit an i64 exactly cross as ints, as JSON would.
+            if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 {
+                Value::Int(x as i64)
+            } else {
+                Value::Float(x)
+            }
+        }
+        Type::String => Value::Str(
+            value
+                .as_string()
+                .and_then(|s| s.to_string().ok())
+                .unwrap_or_default(),
+        ),
+        Type::BigInt => {
+            let text: Option<String> = ctx
+                .globals()
+                .get::<_, Function>("String")
+                .and_then(|string| string.call::<_, String>((value.clone(),)))
+                .ok();
+            match text.and_then(|t| t.parse::<BigInt>().ok()) {
+                Some(big) => Value::from(big),
+                None => repr(ctx, value),
+            }
+        }
+        Type::Array | Type::Object | Type::Exception => {
+            let Some(object) = value.as_object() else {
+                return repr(ctx, value);
+            };
+            if ancestors.len() >= MAX_DEPTH {
+                return repr(ctx, value);
+            }
+            if ancestors.iter().any(|a| a == object) {
+                let placeholder = if value.is_array() { "[...]" } else { "{...}" };
+                return Value::Cycle(placeholder.into());
+            }
+            ancestors.push(object.clone());
+            let converted = convert_object(ctx, value, object, ancestors);
+            ancestors.pop();
+            converted
+        }
+        _ => repr(ctx, value),
+    }
+}
+
+fn convert_object<'js>(
+    ctx: &Ctx<'js>,
+    value: &JsValue<'js>,
+    object: &Object<'js>,
+    ancestors: &mut Vec<Object<'js>>,
+) -> Value {
+    if let Some(array) = value.as_array() {
+        return Value::List(
+            array
+                .iter::<JsValue>()
+                .map(|item| {
+                    item.map_or(Value::Undefined, |item| convert_out(ctx, &item, ancestors))
+                })
+                .collect(),
+        );
+    }
+    match class_name(object).as_deref() {
+        Some("Date") => {
+            let millis = object
+                .get::<_, Function>("getTime")
+                .and_then(|get_time| {
+                    get_time.call::<_, f64>((rquickjs::function::This(object.clone()),))
+                })
+                .unwrap_or(f64::NAN);
+            return date_from_millis(millis).map_or_else(|| repr(ctx, value), Value::DateTime);
+        }
+        Some(name) if value.type_of() == Type::Exception || name.ends_with("Error") => {
+            let message: String = object.get("message").unwrap_or_default();
+            let type_name: String = object.get("name").unwrap_or_else(|_| name.to_owned());
+            let known = if stockade_wire::KNOWN_EXCEPTION_TYPES.contains(&type_name.as_str()) {
+                type_name
+            } else {
+                "Error".to_owned()
+            };
+            return Value::Exception(GuestException::new(&known, &message));
+        }
+        _ => {}
+    }
+    let mut pairs = Vec::new();
+    for key in object.keys::<String>() {
+        let Ok(key) = key else { continue };
+        let item: JsValue = object
+            .get(key.as_str())
+            .unwrap_or_else(|_| JsValue::new_undefined(ctx.clone()));
+        if item.is_function() {
+            continue;
+        }
+        pairs.push((Value::Str(key), convert_out(ctx, &item, ancestors)));
+    }
+    Value::Dict(pairs)
+}
+
+fn date_from_millis(millis: f64) -> Option<DateTime> {
+    if !millis.is_finite() {
+        return None;
+    }
+    let total_ms = millis as i64;
+    let days = total_ms.div_euclid(86_400_000);
+    let ms_of_day = total_ms.rem_euclid(86_400_000);
+    let (year, month, day) = civil_from_days(days);
+    let date = Date {
+        year: i32::try_from(year).ok()?,
+        month,
+        day,
+    };
+    let time = Time {
+        hour: (ms_of_day / 3_600_000) as u8,
+        minute: (ms_of_day / 60_000 % 60) as u8,
+        second: (ms_of_day / 1000 % 60) as u8,
+        microsecond: (ms_of_day % 1000) as u32 * 1000,
+        offset_seconds: Some(0),
+    };
+    let dt = DateTime { date, time };
+    dt.validate().ok().map(|()| dt)
+}
+
+/// Days since 1970-01-01 to a civil date (proleptic Gregorian).
+fn civil_from_days(days: i64) -> (i64, u8, u8) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u8;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// Days since 1970-01-01 of a civil date.
+fn days_from_civil(year: i64, month: u8, day: u8) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let yoe = year.rem_euclid(400);
+    let month = i64::from(month);
+    let mp = if month > 2 { month - 3 } else { month + 9 };
+    let doy = (153 * mp + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// Converts a value from the host for the guest. Output-only parts are
+/// refused with a message naming where they sit.
+pub fn from_wire<'js>(ctx: &Ctx<'js>, value: Value, path: &str) -> rquickjs::Result<JsValue<'js>> {
+    let globals = ctx.globals();
+    Ok(match value {
+        Value::None => JsValue::new_null(ctx.clone()),
+        Value::Undefined => JsValue::new_undefined(ctx.clone()),
+        Value::Bool(b) => JsValue::new_bool(ctx.clone(), b),
+        Value::Int(i) => match i32::try_from(i) {
+            Ok(small) => JsValue::new_int(ctx.clone(), small),
+            Err(_) => JsValue::new_float(ctx.clone(), i as f64),
+        },
+        Value::BigInt(big) => {
+            let make: Function = globals.get("BigInt")?;
+            make.call((big.to_string(),))?
+        }
+        Value::Float(x) => JsValue::new_float(ctx.clone(), x),
+        Value::Str(s) => rquickjs::String::from_str(ctx.clone(), &s)?.into_value(),
+        Value::Bytes(bytes) => {
+            let array = rquickjs::TypedArray::<u8>::new(ctx.clone(), bytes)?;
+            array.into_value()
+        }
+        Value::List(items) | Value::Tuple(items) | Value::Set(items) | Value::FrozenSet(items) => {
+            let array = Array::new(ctx.clone())?;
+            for (i, item) in items.into_iter().enumerate() {
+                array.set(i, from_wire(ctx, item, &format!("{path}[{i}]"))?)?;
+            }
+            array.into_value()
+        }
+        Value::Dict(pairs) => {
+            let object = Object::new(ctx.clone())?;
+            for (key, item) in pairs {
+                let name = match &key {
+                    Value::Str(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                let at = format!("{path}[{}]", key.short_repr());
+                object.set(name.as_str(), from_wire(ctx, item, &at)?)?;
+            }
+            object.into_value()
+        }
+        Value::Date(d) => date_value(
+            ctx,
+            days_from_civil(i64::from(d.year), d.month, d.day) as f64 * 86_400_000.0,
+        )?,
+        Value::DateTime(dt) => {
+            let days = days_from_civil(i64::from(dt.date.year), dt.date.month, dt.date.day);
+            let ms = days as f64 * 86_400_000.0
+                + f64::from(dt.time.hour) * 3_600_000.0
+                + f64::from(dt.time.minute) * 60_000.0
+                + f64::from(dt.time.second) * 1000.0
+                + f64::from(dt.time.microsecond) / 1000.0
+                - f64::from(dt.time.offset_seconds.unwrap_or(0)) * 1000.0;
+            date_value(ctx, ms)?
+        }
+        Value::Time(_) | Value::TimeDelta(_) => {
+            rquickjs::String::from_str(ctx.clone(), &value.to_string())?.into_value()
+        }
+        Value::Exception(e) => {
+            let constructor: Function = globals
+                .get(e.type_name.as_str())
+                .or_else(|_| globals.get("Error"))?;
+            constructor.call((e.message,))?
+        }
+        Value::Repr(_) | Value::Cycle(_) => {
+            let shown = if path.is_empty() {
+                "the value".to_owned()
+            } else {
+                format!("the value at {path}")
+            };
+            return Err(rquickjs::Exception::throw_type(
+                ctx,
+                &format!(
+                    "{shown} is a {}, which is output-only and cannot be an input",
+                    value.kind()
+                ),
+            ));
+        }
+    })
+}
+
+fn date_value<'js>(ctx: &Ctx<'js>, millis: f64) -> rquickjs::Result<JsValue<'js>> {
+    let make: rquickjs::Constructor = ctx.globals().get("Date")?;
+    make.construct((millis,))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates_round_trip() {
+        for days in [-719_162, -1, 0, 1, 11_016, 19_000, 2_932_896] {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(days_from_civil(y, m, d), days, "{y}-{m}-{d}");
+        }
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
+    }
+}
