@@ -222,3 +222,24 @@ fn node_and_deno_globals_are_absent() {
         s("undefined,undefined,undefined,undefined")
     );
 }
+
+#[test]
+fn max_host_calls_ends_the_feed_even_if_the_guest_catches_and_finishes() {
+    let mut session =
+        Session::new(SessionOptions::new(Language::JavaScript).max_host_calls(1)).unwrap();
+    session.register_function("tick", |_| Ok(Value::None));
+    let code =
+        "let seen = 0; for (let i = 0; i < 3; i++) { try { tick(); seen++ } catch (e) {} } 'done'";
+    match session.run(code) {
+        Err(Error::Guest(guest)) => assert!(
+            guest.message.contains("max_host_calls"),
+            "{}",
+            guest.message
+        ),
+        other => panic!("expected the feed to end, got {other:?}"),
+    }
+    assert_eq!(
+        session.run("'next feed runs'").unwrap(),
+        s("next feed runs")
+    );
+}

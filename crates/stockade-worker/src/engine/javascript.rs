@@ -315,6 +315,7 @@ fn call_host<'js>(
 impl Engine for JavaScriptEngine {
     fn feed(&mut self, feed: Feed, link: &SharedLink) -> Result<Response, Closed> {
         *self.bridge.link.borrow_mut() = Some(Rc::clone(link));
+        self.bridge.abort.replace(None);
         let Feed {
             code,
             inputs,
@@ -384,6 +385,14 @@ impl Engine for JavaScriptEngine {
             // Jobs the snippet queued run before the feed ends.
             while ctx.execute_pending_job() {}
             self.bridge.clock.stop();
+            // A host abort stands even if the guest caught the error it
+            // raised and finished before the interrupt handler ran.
+            let settled = match settled {
+                Ok(_) if self.bridge.abort.borrow().is_some() => {
+                    Err(JsValue::new_undefined(ctx.clone()))
+                }
+                other => other,
+            };
             match settled {
                 Ok(value) => Response::Complete {
                     elapsed_us: self.bridge.elapsed_us(),
