@@ -26,14 +26,26 @@ fn report(name: &str, mut samples: Vec<Duration>) {
 }
 
 fn options(sandbox: SandboxMode) -> SessionOptions {
+    options_for(Language::Python, sandbox)
+}
+
+fn options_for(language: Language, sandbox: SandboxMode) -> SessionOptions {
     // One feed of the host-call loop makes more calls than the default cap.
-    SessionOptions::new(Language::Python)
+    SessionOptions::new(language)
         .sandbox(sandbox)
         .max_host_calls(u32::MAX)
 }
 
-fn warm_round_trip(sandbox: SandboxMode, iterations: usize) -> Vec<Duration> {
-    let mut session = Session::new(options(sandbox)).expect("session");
+/// A host-call loop of `n` calls in the session's language.
+fn call_loop(language: Language, n: usize) -> String {
+    match language {
+        Language::Python => format!("for i in range({n}):\n    tick(i)"),
+        Language::JavaScript => format!("for (let i = 0; i < {n}; i++) tick(i)"),
+    }
+}
+
+fn warm_round_trip(language: Language, sandbox: SandboxMode, iterations: usize) -> Vec<Duration> {
+    let mut session = Session::new(options_for(language, sandbox)).expect("session");
     for _ in 0..1000 {
         session.run("1 + 1").expect("warm-up");
     }
@@ -48,8 +60,8 @@ fn warm_round_trip(sandbox: SandboxMode, iterations: usize) -> Vec<Duration> {
         .collect()
 }
 
-fn host_call(sandbox: SandboxMode, iterations: usize) -> Vec<Duration> {
-    let mut session = Session::new(options(sandbox)).expect("session");
+fn host_call(language: Language, sandbox: SandboxMode, iterations: usize) -> Vec<Duration> {
+    let mut session = Session::new(options_for(language, sandbox)).expect("session");
     let marks = Arc::new(Mutex::new(Vec::with_capacity(iterations + 1)));
     let sink = Arc::clone(&marks);
     session.register_function("tick", move |_| {
@@ -58,16 +70,14 @@ fn host_call(sandbox: SandboxMode, iterations: usize) -> Vec<Duration> {
         }
         Ok(Value::None)
     });
-    session
-        .run("for i in range(1000):\n    tick(i)")
-        .expect("warm-up");
+    session.run(&call_loop(language, 1000)).expect("warm-up");
     if let Ok(mut marks) = marks.lock() {
         marks.clear();
     }
     // The time between two host invocations is one whole host call: the
     // resume, one loop iteration in the guest, and the next Call frame.
     session
-        .run(&format!("for i in range({}):\n    tick(i)", iterations + 1))
+        .run(&call_loop(language, iterations + 1))
         .expect("run");
     let marks = marks.lock().map(|m| m.clone()).unwrap_or_default();
     marks.windows(2).map(|w| w[1] - w[0]).collect()
@@ -86,6 +96,29 @@ fn cold_start(sandbox: SandboxMode, iterations: usize) -> Vec<Duration> {
         .collect()
 }
 
+/// Recursive fib(25) in the guest, timed by the host around one feed.
+fn fib(language: Language, scale: usize) -> Vec<Duration> {
+    let mut session = Session::new(options_for(language, SandboxMode::Auto)).expect("session");
+    let (define, call) = match language {
+        Language::Python => (
+            "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)",
+            "fib(25)",
+        ),
+        Language::JavaScript => (
+            "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2) }",
+            "fib(25)",
+        ),
+    };
+    session.run(define).expect("define");
+    (0..(2 * scale).max(3))
+        .map(|_| {
+            let start = Instant::now();
+            assert_eq!(session.run(call).expect("fib"), Value::Int(75025));
+            start.elapsed()
+        })
+        .collect()
+}
+
 fn main() {
     // `cargo bench` passes --bench; `cargo test --benches` runs a quick smoke pass.
     let quick = !std::env::args().any(|a| a == "--bench");
@@ -98,15 +131,26 @@ fn main() {
     ] {
         report(
             &format!("warm round trip (`1 + 1` feed), {label}"),
-            warm_round_trip(mode, 500 * scale),
+            warm_round_trip(Language::Python, mode, 500 * scale),
         );
         report(
             &format!("host call from a guest loop, {label}"),
-            host_call(mode, 500 * scale),
+            host_call(Language::Python, mode, 500 * scale),
         );
         report(
             &format!("cold start + first `1 + 1`, {label}"),
             cold_start(mode, 10 * scale),
         );
     }
+    let js = Language::JavaScript;
+    report(
+        "JavaScript warm round trip (`1 + 1`), sandboxed",
+        warm_round_trip(js, SandboxMode::Auto, 500 * scale),
+    );
+    report(
+        "JavaScript host call from a guest loop, sandboxed",
+        host_call(js, SandboxMode::Auto, 500 * scale),
+    );
+    report("Python fib(25), sandboxed", fib(Language::Python, scale));
+    report("JavaScript fib(25), sandboxed", fib(js, scale));
 }
