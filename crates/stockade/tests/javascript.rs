@@ -243,3 +243,61 @@ fn max_host_calls_ends_the_feed_even_if_the_guest_catches_and_finishes() {
         s("next feed runs")
     );
 }
+
+#[test]
+fn maps_sets_and_binary_data_cross_as_dicts_sets_and_bytes() {
+    let mut session = js();
+    assert_eq!(
+        session.run("new Map([[1, 'one'], ['two', 2]])").unwrap(),
+        Value::Dict(vec![(Value::Int(1), s("one")), (s("two"), Value::Int(2))])
+    );
+    assert_eq!(
+        session.run("new Set([3, 'x'])").unwrap(),
+        Value::Set(vec![Value::Int(3), s("x")])
+    );
+    assert_eq!(
+        session.run("new Uint8Array([1, 2, 255])").unwrap(),
+        Value::Bytes(vec![1, 2, 255])
+    );
+    assert_eq!(
+        session.run("new Uint16Array([258]).buffer").unwrap(),
+        Value::Bytes(vec![2, 1])
+    );
+    assert_eq!(
+        session
+            .run("new DataView(new Uint8Array([9, 8, 7]).buffer, 1, 2)")
+            .unwrap(),
+        Value::Bytes(vec![8, 7])
+    );
+    let inputs = vec![
+        ("data".to_owned(), Value::Bytes(vec![5, 6])),
+        (
+            "keys".to_owned(),
+            Value::Dict(vec![(Value::Int(1), s("a"))]),
+        ),
+        ("members".to_owned(), Value::Set(vec![Value::Int(4)])),
+    ];
+    let code =
+        "[data instanceof Uint8Array, data[1], keys instanceof Map, keys.get(1), members.has(4)]";
+    assert_eq!(
+        session.run_with_inputs(code, inputs).unwrap(),
+        Value::List(vec![
+            Value::Bool(true),
+            Value::Int(6),
+            Value::Bool(true),
+            s("a"),
+            Value::Bool(true)
+        ])
+    );
+}
+
+#[test]
+fn shared_memory_and_weak_references_are_absent() {
+    let mut session = js();
+    assert_eq!(
+        session
+            .run("[typeof SharedArrayBuffer, typeof Atomics, typeof WeakRef, typeof FinalizationRegistry].join(',')")
+            .unwrap(),
+        s("undefined,undefined,undefined,undefined")
+    );
+}

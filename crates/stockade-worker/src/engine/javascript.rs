@@ -26,6 +26,11 @@ const PRELUDE: &str = r#"
 (() => {
   const print = globalThis.__stockade_print;
   delete globalThis.__stockade_print;
+  // Shared memory and GC-observable references have no use in a sandbox
+  // and widen what a guest can probe.
+  for (const name of ['SharedArrayBuffer', 'Atomics', 'WeakRef', 'FinalizationRegistry']) {
+    delete globalThis[name];
+  }
   const show = (value) => {
     if (typeof value === 'string') return value;
     if (typeof value === 'bigint') return `${value}n`;

@@ -101,6 +101,34 @@ fn convert_object<'js>(
         );
     }
     match class_name(object).as_deref() {
+        Some("Map") => {
+            let pairs = entries(ctx, value, "entries")
+                .into_iter()
+                .map(|entry| match convert_out(ctx, &entry, ancestors) {
+                    Value::List(mut pair) if pair.len() == 2 => {
+                        let item = pair.pop().unwrap_or(Value::Undefined);
+                        let key = pair.pop().unwrap_or(Value::Undefined);
+                        (hashable(key), item)
+                    }
+                    other => (Value::Str(other.to_string()), Value::Undefined),
+                })
+                .collect();
+            return Value::Dict(pairs);
+        }
+        Some("Set") => {
+            let members = entries(ctx, value, "values")
+                .into_iter()
+                .map(|member| hashable(convert_out(ctx, &member, ancestors)))
+                .collect();
+            return Value::Set(members);
+        }
+        Some(
+            "ArrayBuffer" | "Uint8Array" | "Uint8ClampedArray" | "Int8Array" | "Uint16Array"
+            | "Int16Array" | "Uint32Array" | "Int32Array" | "Float32Array" | "Float64Array"
+            | "BigInt64Array" | "BigUint64Array" | "DataView",
+        ) => {
+            return bytes_of(ctx, object).map_or_else(|| repr(ctx, value), Value::Bytes);
+        }
         Some("Date") => {
             let millis = object
                 .get::<_, Function>("getTime")
@@ -134,6 +162,49 @@ fn convert_object<'js>(
         pairs.push((Value::Str(key), convert_out(ctx, &item, ancestors)));
     }
     Value::Dict(pairs)
+}
+
+/// The items of `Array.from(value[method]())`, or nothing if that fails.
+fn entries<'js>(ctx: &Ctx<'js>, value: &JsValue<'js>, method: &str) -> Vec<JsValue<'js>> {
+    let listed = (|| -> rquickjs::Result<Vec<JsValue<'js>>> {
+        let object = value.as_object().ok_or(rquickjs::Error::Unknown)?;
+        let iterate: Function = object.get(method)?;
+        let iterator: JsValue = iterate.call((rquickjs::function::This(object.clone()),))?;
+        let array_class: Object = ctx.globals().get("Array")?;
+        let from: Function = array_class.get("from")?;
+        let array: Array = from.call((iterator,))?;
+        array.iter::<JsValue>().collect()
+    })();
+    listed.unwrap_or_default()
+}
+
+/// A dict key or set member: unhashable values cross as their text.
+fn hashable(value: Value) -> Value {
+    if value.is_hashable() {
+        value
+    } else {
+        Value::Str(value.to_string())
+    }
+}
+
+/// The bytes an ArrayBuffer, typed array or DataView covers.
+fn bytes_of<'js>(ctx: &Ctx<'js>, object: &Object<'js>) -> Option<Vec<u8>> {
+    let globals = ctx.globals();
+    let view: rquickjs::Constructor = globals.get("Uint8Array").ok()?;
+    let is_buffer = object.get::<_, JsValue>("byteOffset").ok()?.is_undefined();
+    let bytes: JsValue = if is_buffer {
+        view.construct((object.clone(),)).ok()?
+    } else {
+        let buffer: JsValue = object.get("buffer").ok()?;
+        let offset: f64 = object.get("byteOffset").ok()?;
+        let length: f64 = object.get("byteLength").ok()?;
+        view.construct((buffer, offset, length)).ok()?
+    };
+    // Element by element through Array.from: rquickjs offers the raw bytes
+    // only through unsafe code. Slow for megabytes; see the closing notes.
+    let array_class: Object = globals.get("Array").ok()?;
+    let from: Function = array_class.get("from").ok()?;
+    from.call::<_, Vec<u8>>((bytes,)).ok()
 }
 
 fn date_from_millis(millis: f64) -> Option<DateTime> {
@@ -208,7 +279,27 @@ pub fn from_wire<'js>(ctx: &Ctx<'js>, value: Value, path: &str) -> rquickjs::Res
             let array = rquickjs::TypedArray::<u8>::new(ctx.clone(), bytes)?;
             array.into_value()
         }
-        Value::List(items) | Value::Tuple(items) | Value::Set(items) | Value::FrozenSet(items) => {
+        Value::Set(items) | Value::FrozenSet(items) => {
+            let array = Array::new(ctx.clone())?;
+            for (i, item) in items.into_iter().enumerate() {
+                array.set(i, from_wire(ctx, item, &format!("{path}[{i}]"))?)?;
+            }
+            let set: rquickjs::Constructor = globals.get("Set")?;
+            set.construct((array,))?
+        }
+        Value::Dict(pairs) if pairs.iter().any(|(key, _)| !matches!(key, Value::Str(_))) => {
+            let array = Array::new(ctx.clone())?;
+            for (i, (key, item)) in pairs.into_iter().enumerate() {
+                let at = format!("{path}[{}]", key.short_repr());
+                let pair = Array::new(ctx.clone())?;
+                pair.set(0, from_wire(ctx, key, &at)?)?;
+                pair.set(1, from_wire(ctx, item, &at)?)?;
+                array.set(i, pair)?;
+            }
+            let map: rquickjs::Constructor = globals.get("Map")?;
+            map.construct((array,))?
+        }
+        Value::List(items) | Value::Tuple(items) => {
             let array = Array::new(ctx.clone())?;
             for (i, item) in items.into_iter().enumerate() {
                 array.set(i, from_wire(ctx, item, &format!("{path}[{i}]"))?)?;
