@@ -157,6 +157,14 @@ impl Link {
             kwargs,
         })?;
         match self.await_answer()? {
+            // The host's abort ends the feed like any other interruption.
+            Request::Resume {
+                call_id: answered,
+                outcome: CallOutcome::Abort(message),
+            } if answered == call_id => Err(Interrupt::Abort {
+                kind: ErrorKind::Exception,
+                message,
+            }),
             Request::Resume {
                 call_id: answered,
                 outcome,

@@ -301,11 +301,12 @@ fn call_host<'js>(
             let error: JsValue = constructor.call((exception.message,))?;
             Err(ctx.throw(error))
         }
-        Ok(CallOutcome::Abort(message)) => Err(stop(ErrorKind::Exception, message)),
         Ok(CallOutcome::Pending) => Err(stop(
             ErrorKind::Exception,
             "async host functions are not available to JavaScript guests yet".into(),
         )),
+        // Link::call turns Abort into Interrupt::Abort; it never arrives here.
+        Ok(CallOutcome::Abort(message)) => Err(stop(ErrorKind::Exception, message)),
         Err(Interrupt::Abort { kind, message }) => Err(stop(kind, message)),
         Err(Interrupt::Closed) => {
             bridge.closed.set(true);

@@ -154,8 +154,8 @@ fn is_identifier(name: &str) -> bool {
         && !KEYWORDS.contains(&name)
 }
 
-/// A resolved call's outcome, as the interpreter takes it. Link::await_calls
-/// has already turned Abort and Pending into an interruption.
+/// A call's final outcome, as the interpreter takes it. The link has
+/// already turned Abort (and, in a Resolve, Pending) into an interruption.
 fn host_result(outcome: CallOutcome) -> ExtFunctionResult {
     match outcome {
         CallOutcome::Return(value) => match from_wire(value, "") {
@@ -295,28 +295,27 @@ impl Engine for PythonEngine {
                             (key, to_wire(value))
                         })
                         .collect();
-                    match link.call(elapsed, call.call_id, call.function_name.clone(), args, kwargs) {
-                        Ok(CallOutcome::Return(value)) => match from_wire(value, "") {
-                            Ok(object) => Step::Next(call.resume(object, PrintWriter::Callback(&mut link.sink()))),
-                            Err(message) => Step::Next(call.resume(
-                                MontyException::new(
-                                    ExcType::TypeError,
-                                    Some(format!("host function returned a value the guest cannot take: {message}")),
-                                ),
-                                PrintWriter::Callback(&mut link.sink()),
-                            )),
-                        },
-                        Ok(CallOutcome::Raise(exc)) => {
-                            Step::Next(call.resume(exception(&exc), PrintWriter::Callback(&mut link.sink())))
+                    match link.call(
+                        elapsed,
+                        call.call_id,
+                        call.function_name.clone(),
+                        args,
+                        kwargs,
+                    ) {
+                        Ok(CallOutcome::Pending) => {
+                            Step::Next(call.resume_pending(PrintWriter::Callback(&mut link.sink())))
                         }
-                        Ok(CallOutcome::Pending) => Step::Next(call.resume_pending(PrintWriter::Callback(&mut link.sink()))),
-                        Ok(CallOutcome::Abort(message)) => {
-                            let result = call.abort(runtime_error(&message), PrintWriter::Callback(&mut link.sink()));
-                            self.aborted(result, ErrorKind::Exception)
-                        }
+                        // Return or Raise; Link::call turns Abort into Interrupt::Abort.
+                        Ok(outcome) => Step::Next(call.resume(
+                            host_result(outcome),
+                            PrintWriter::Callback(&mut link.sink()),
+                        )),
                         Err(Interrupt::Closed) => return Err(Closed),
                         Err(Interrupt::Abort { kind, message }) => {
-                            let result = call.abort(runtime_error(&message), PrintWriter::Callback(&mut link.sink()));
+                            let result = call.abort(
+                                runtime_error(&message),
+                                PrintWriter::Callback(&mut link.sink()),
+                            );
                             self.aborted(result, kind)
                         }
                     }
