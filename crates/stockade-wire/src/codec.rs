@@ -64,6 +64,11 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Offset of the next byte to read, for error messages.
+    pub(crate) fn position(&self) -> usize {
+        self.pos
+    }
+
     fn remaining(&self) -> usize {
         self.buf.len() - self.pos
     }
@@ -441,6 +446,10 @@ impl Writer {
     }
 
     pub(crate) fn u64(&mut self, v: u64) {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+    }
+
+    pub(crate) fn i64(&mut self, v: i64) {
         self.buf.extend_from_slice(&v.to_le_bytes());
     }
 

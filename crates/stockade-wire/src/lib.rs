@@ -26,9 +26,9 @@ pub use exception::{GuestException, KNOWN_EXCEPTION_TYPES, MAX_EXCEPTION_MESSAGE
 pub use frame::{FRAME_HEADER_LEN, FrameReader, frame_length, read_frame, write_frame};
 pub use limits::{WireLimits, allocator_headroom, rss_ceiling};
 pub use message::{
-    CallOutcome, ConfigureLimits, ErrorKind, Language, LookupOutcome, PrintStream, Request,
-    Response, decode_request, decode_response, encode_request, encode_response,
-    peek_configure_version,
+    CallOutcome, ConfigureLimits, ErrorKind, JavaScriptConfig, Language, LookupOutcome,
+    MAX_CLOCK_MS, MAX_MODULES, PrintStream, Request, Response, decode_request, decode_response,
+    encode_request, encode_response, peek_configure_version,
 };
 pub use sandbox::{SandboxMode, SandboxReport};
 pub use time::{Date, DateTime, Time, TimeDelta};

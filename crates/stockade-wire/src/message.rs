@@ -76,6 +76,39 @@ pub struct ConfigureLimits {
     pub max_output_bytes: u64,
 }
 
+/// Most modules one Configure may register.
+pub const MAX_MODULES: usize = 4096;
+/// Furthest a frozen clock may sit from the epoch, in milliseconds: the
+/// range of a JavaScript Date.
+pub const MAX_CLOCK_MS: i64 = 8_640_000_000_000_000;
+
+/// How a JavaScript guest's world looks, sent in Configure and fixed for the
+/// worker's life. A Python worker refuses anything but the default.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct JavaScriptConfig {
+    /// Bytes the engine's heap may hold; past it the feed ends with an
+    /// uncatchable memory error. None: `max_memory`.
+    pub max_heap_size: Option<u64>,
+    /// Live ArrayBuffer bytes; past it allocating one is a catchable RangeError.
+    pub max_buffer_bytes: Option<u64>,
+    /// Native stack the interpreter may use before a catchable RangeError;
+    /// 0 means the worker's default.
+    pub max_stack_bytes: u32,
+    /// eval, new Function and the other function constructors throw EvalError.
+    pub strict_eval: bool,
+    /// Install the project's web polyfills (timers on virtual time, TextEncoder...).
+    pub web_polyfills: bool,
+    /// Date.now and new Date() always give this instant (ms since the epoch).
+    pub frozen_clock_ms: Option<i64>,
+    /// Math.random is a generator seeded with this.
+    pub random_seed: Option<u64>,
+    /// Static modules the guest may import, by name, with their source.
+    pub modules: Vec<(String, String)>,
+}
+
+const FLAG_STRICT_EVAL: u8 = 1;
+const FLAG_WEB_POLYFILLS: u8 = 2;
+
 /// The host's answer to a host function call.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CallOutcome {
@@ -164,6 +197,7 @@ pub enum Request {
         language: Language,
         sandbox: SandboxMode,
         limits: ConfigureLimits,
+        javascript: JavaScriptConfig,
     },
     /// Run a snippet after binding `inputs` as globals. `functions` names
     /// every host function the guest may call; the worker may install them
@@ -341,6 +375,98 @@ fn read_call_outcome(r: &mut Reader<'_>) -> Result<CallOutcome, DecodeError> {
     )
 }
 
+fn write_javascript_config(w: &mut Writer, c: &JavaScriptConfig) -> Result<(), EncodeError> {
+    w.opt(c.max_heap_size, |w, v| {
+        w.u64(v);
+        Ok(())
+    })?;
+    w.opt(c.max_buffer_bytes, |w, v| {
+        w.u64(v);
+        Ok(())
+    })?;
+    w.u32(c.max_stack_bytes);
+    let mut flags = 0;
+    if c.strict_eval {
+        flags |= FLAG_STRICT_EVAL;
+    }
+    if c.web_polyfills {
+        flags |= FLAG_WEB_POLYFILLS;
+    }
+    w.u8(flags);
+    if let Some(ms) = c.frozen_clock_ms
+        && !(-MAX_CLOCK_MS..=MAX_CLOCK_MS).contains(&ms)
+    {
+        return Err(EncodeError::Invalid(format!(
+            "frozen clock {ms} ms is outside the range of a JavaScript Date"
+        )));
+    }
+    w.opt(c.frozen_clock_ms, |w, v| {
+        w.i64(v);
+        Ok(())
+    })?;
+    w.opt(c.random_seed, |w, v| {
+        w.u64(v);
+        Ok(())
+    })?;
+    if c.modules.len() > MAX_MODULES {
+        return Err(EncodeError::Invalid(format!(
+            "{} modules, more than the {MAX_MODULES} one worker may register",
+            c.modules.len()
+        )));
+    }
+    w.u32(count(c.modules.len(), "modules")?);
+    for (name, source) in &c.modules {
+        write_label(w, name, MAX_NAME, "module name")?;
+        w.str(source)?;
+    }
+    Ok(())
+}
+
+fn read_javascript_config(r: &mut Reader<'_>) -> Result<JavaScriptConfig, DecodeError> {
+    let max_heap_size = r.opt(Reader::u64)?;
+    let max_buffer_bytes = r.opt(Reader::u64)?;
+    let max_stack_bytes = r.u32()?;
+    let flags = r.code("javascript flags", |flags| {
+        (flags & !(FLAG_STRICT_EVAL | FLAG_WEB_POLYFILLS) == 0).then_some(flags)
+    })?;
+    let at = r.position();
+    let frozen_clock_ms = r.opt(Reader::i64)?;
+    if let Some(ms) = frozen_clock_ms
+        && !(-MAX_CLOCK_MS..=MAX_CLOCK_MS).contains(&ms)
+    {
+        return Err(DecodeError::Invalid {
+            what: "frozen clock",
+            at,
+            detail: format!("{ms} ms is outside the range of a JavaScript Date"),
+        });
+    }
+    let random_seed = r.opt(Reader::u64)?;
+    let at = r.position();
+    let n = r.u32()? as usize;
+    if n > MAX_MODULES {
+        return Err(DecodeError::Invalid {
+            what: "module count",
+            at,
+            detail: format!("{n} exceed the cap of {MAX_MODULES}"),
+        });
+    }
+    let mut modules = Vec::with_capacity(n.min(64));
+    for _ in 0..n {
+        let name = r.str_capped("module name", MAX_NAME)?;
+        modules.push((name, r.str()?));
+    }
+    Ok(JavaScriptConfig {
+        max_heap_size,
+        max_buffer_bytes,
+        max_stack_bytes,
+        strict_eval: flags & FLAG_STRICT_EVAL != 0,
+        web_polyfills: flags & FLAG_WEB_POLYFILLS != 0,
+        frozen_clock_ms,
+        random_seed,
+        modules,
+    })
+}
+
 /// Encodes a request as a whole frame (header included).
 pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>, EncodeError> {
     let mut w = start_frame(limits);
@@ -351,6 +477,7 @@ pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>,
             language,
             sandbox,
             limits: l,
+            javascript,
         } => {
             w.u8(tag::CONFIGURE);
             w.u32(*protocol_version);
@@ -373,6 +500,7 @@ pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>,
                 Ok(())
             })?;
             w.u64(l.max_output_bytes);
+            write_javascript_config(&mut w, javascript)?;
         }
         Request::Feed {
             code,
@@ -451,6 +579,7 @@ pub fn decode_request(payload: &[u8], limits: &WireLimits) -> Result<Request, De
             let print_flush_interval_us = r.u32()?;
             let cpu_seconds = r.opt(Reader::u64)?;
             let max_output_bytes = r.u64()?;
+            let javascript = read_javascript_config(&mut r)?;
             Request::Configure {
                 protocol_version,
                 package_version,
@@ -465,6 +594,7 @@ pub fn decode_request(payload: &[u8], limits: &WireLimits) -> Result<Request, De
                     cpu_seconds,
                     max_output_bytes,
                 },
+                javascript,
             }
         }
         tag::FEED => {
