@@ -27,6 +27,11 @@ fn main() {
         println!("stockade-worker {}", env!("CARGO_PKG_VERSION"));
         return;
     }
+    // Guests see UTC whatever the machine's zone: the C library reads TZ
+    // before it looks for /etc/localtime.
+    // SAFETY: no other thread exists yet, so nothing reads the environment
+    // while it changes.
+    unsafe { std::env::set_var("TZ", "UTC") };
     // Configure and the sandbox run here, while the process has one thread:
     // namespaces and Landlock bind only the calling thread and its children.
     let code = match serve::configure() {

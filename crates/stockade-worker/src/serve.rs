@@ -3,9 +3,9 @@
 
 use stockade_sandbox::{Mode, Report, SandboxConfig};
 use stockade_wire::{
-    ConfigureLimits, ErrorKind, GuestException, Language, PROTOCOL_VERSION, Request, Response,
-    SandboxMode, SandboxReport, WireLimits, check_protocol_version, decode_request,
-    peek_configure_version,
+    ConfigureLimits, ErrorKind, GuestException, JavaScriptConfig, Language, PROTOCOL_VERSION,
+    Request, Response, SandboxMode, SandboxReport, WireLimits, check_protocol_version,
+    decode_request, peek_configure_version,
 };
 
 use crate::alloc;
@@ -38,6 +38,7 @@ pub struct Configured {
     link: Link,
     language: Language,
     limits: ConfigureLimits,
+    javascript: JavaScriptConfig,
     sandbox: SandboxReport,
     watchdog: Option<Watchdog>,
 }
@@ -100,13 +101,14 @@ pub fn configure() -> Result<Configured, i32> {
     if let Err(message) = check_protocol_version(version) {
         return Err(fatal(&mut link, EXIT_PROTOCOL, message));
     }
-    let (language, mode, config) = match decode_request(&payload, &limits) {
+    let (language, mode, config, javascript) = match decode_request(&payload, &limits) {
         Ok(Request::Configure {
             language,
             sandbox,
             limits,
+            javascript,
             ..
-        }) => (language, sandbox, limits),
+        }) => (language, sandbox, limits, javascript),
         Ok(_) => unreachable_configure(),
         Err(err) => {
             return Err(fatal(
@@ -116,6 +118,14 @@ pub fn configure() -> Result<Configured, i32> {
             ));
         }
     };
+    if language == Language::Python && javascript != JavaScriptConfig::default() {
+        return Err(fatal(
+            &mut link,
+            EXIT_CONFIG,
+            "a python worker was given javascript options; they apply to JavaScript guests only"
+                .into(),
+        ));
+    }
     // The watchdog's view of /proc must be opened before the sandbox closes it.
     let watchdog = Watchdog::prepare();
     let report = match stockade_sandbox::apply(&SandboxConfig::new(
@@ -151,6 +161,7 @@ pub fn configure() -> Result<Configured, i32> {
         link,
         language,
         limits: config,
+        javascript,
         sandbox,
         watchdog,
     })
@@ -162,6 +173,7 @@ pub fn serve(configured: Configured) -> i32 {
         mut link,
         language,
         limits: config,
+        javascript,
         sandbox,
         watchdog,
     } = configured;
@@ -176,7 +188,7 @@ pub fn serve(configured: Configured) -> i32 {
     }
     let mut engine: Box<dyn Engine> = match language {
         Language::Python => Box::new(PythonEngine::new(&config)),
-        Language::JavaScript => match JavaScriptEngine::new(&config) {
+        Language::JavaScript => match JavaScriptEngine::new(&config, &javascript) {
             Ok(engine) => Box::new(engine),
             Err(err) => {
                 return fatal(

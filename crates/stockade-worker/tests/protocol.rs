@@ -35,6 +35,7 @@ fn configure(version: u32, language: Language, limits: ConfigureLimits) -> Reque
         language,
         sandbox: SandboxMode::Require,
         limits,
+        javascript: Default::default(),
     }
 }
 

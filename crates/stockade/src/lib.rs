@@ -26,6 +26,7 @@ mod error;
 mod host;
 #[cfg(feature = "tokio")]
 mod inflight;
+mod javascript_options;
 mod locate;
 mod options;
 mod process;
@@ -36,6 +37,7 @@ mod supervisor;
 pub use async_session::AsyncSession;
 pub use error::{CrashInfo, Error, GuestError, TimeLimit};
 pub use host::{Args, HostError, HostResult, REDACTED};
+pub use javascript_options::{JavaScriptOptions, MAX_STACK_BYTES};
 pub use locate::{WORKER_ENV, WORKER_NAME, locate_worker};
 pub use options::{Language, Limits, SandboxMode, SessionOptions};
 pub use session::{Session, WorkerInfo};

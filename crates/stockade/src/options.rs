@@ -5,6 +5,8 @@ use std::time::Duration;
 
 pub use stockade_wire::{Language, SandboxMode};
 
+use crate::javascript_options::JavaScriptOptions;
+
 /// Limits enforced inside the worker (sent to it in Configure).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
@@ -84,6 +86,8 @@ pub struct SessionOptions {
     /// (the exception class is kept), so host internals never reach the
     /// guest. Default: true.
     pub redact_host_errors: bool,
+    /// JavaScript-only options (heap, buffers, strict eval, clock, modules...).
+    pub javascript: JavaScriptOptions,
 }
 
 impl SessionOptions {
@@ -110,6 +114,7 @@ impl SessionOptions {
             max_host_wait: Self::DEFAULT_MAX_HOST_WAIT,
             max_inflight_host_calls: Self::DEFAULT_MAX_INFLIGHT_HOST_CALLS,
             redact_host_errors: true,
+            javascript: JavaScriptOptions::default(),
         }
     }
 
@@ -198,6 +203,11 @@ impl SessionOptions {
         self
     }
 
+    pub fn javascript(mut self, options: JavaScriptOptions) -> Self {
+        self.javascript = options;
+        self
+    }
+
     pub fn write_stall_timeout(mut self, timeout: Duration) -> Self {
         self.write_stall_timeout = timeout;
         self
@@ -232,6 +242,12 @@ impl SessionOptions {
         if u32::try_from(self.limits.print_flush_interval.as_micros()).is_err() {
             return Err("print_flush_interval must be under an hour".into());
         }
-        Ok(())
+        if self.language != Language::JavaScript && !self.javascript.is_default() {
+            return Err(format!(
+                "javascript options were set for a {} session; they apply to JavaScript guests only",
+                self.language.name()
+            ));
+        }
+        self.javascript.validate()
     }
 }

@@ -190,6 +190,11 @@ impl Session {
                 cpu_seconds: Some(self.options.cpu_seconds()),
                 max_output_bytes: limits.max_output_bytes,
             },
+            javascript: self
+                .options
+                .javascript
+                .to_wire(limits.max_memory)
+                .map_err(Error::Configuration)?,
         };
         let frame = encode_request(&configure, &self.wire)
             .map_err(|e| Error::Configuration(e.to_string()))?;

@@ -1,7 +1,6 @@
 //! The Engine trait: what the serve loop needs from a guest language.
 
 mod javascript;
-mod javascript_values;
 mod python;
 mod python_values;
 

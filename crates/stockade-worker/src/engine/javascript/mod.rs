@@ -1,116 +1,52 @@
 //! The JavaScript engine: a QuickJS runtime whose globals persist across
-//! feeds. Host functions named in a Feed become global functions that call
-//! the host synchronously; console output goes to the print stream.
+//! feeds. Host functions named in a Feed become global functions; console
+//! output goes to the print stream; the prelude scripts in `js/` shape the
+//! guest's world (buffer cap, console, polyfills, clock, random, strict eval).
 
-use std::cell::{Cell, RefCell};
+mod bridge;
+mod heap;
+mod modules;
+mod values;
+
 use std::collections::HashSet;
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use rquickjs::function::Rest;
-use rquickjs::{Context, Ctx, Function, Runtime, Value as JsValue};
+use rquickjs::{Context, Ctx, Function, Module, Object, Persistent, Runtime, Value as JsValue};
 use stockade_wire::{
-    CallOutcome, ConfigureLimits, ErrorKind, GuestException, KNOWN_EXCEPTION_TYPES, MAX_TRACEBACK,
-    PrintStream, Response, Value,
+    ConfigureLimits, ErrorKind, GuestException, JavaScriptConfig, KNOWN_EXCEPTION_TYPES,
+    MAX_TRACEBACK, PrintStream, Response,
 };
 
-use super::javascript_values::{from_wire, to_wire};
+use self::bridge::{Bridge, host_function};
+use self::heap::{HeapMeter, MeteredAllocator};
+use self::modules::HostModules;
+use self::values::{Refused, from_wire, show, to_wire};
 use super::{Closed, Engine, Feed, SharedLink};
-use crate::link::Interrupt;
 
-/// Native stack the interpreter may use before it throws a RangeError.
-const MAX_STACK: usize = 8 * 1024 * 1024;
+/// Native stack the interpreter may use before it throws a RangeError,
+/// unless Configure says otherwise.
+const DEFAULT_STACK: usize = 8 * 1024 * 1024;
+/// Timer callbacks one feed may run before the polyfill cuts timers off.
+const MAX_TIMER_CALLBACKS: u32 = 100_000;
 
-/// Installs `console` on a native print function, then hides that function.
-const PRELUDE: &str = r#"
-(() => {
-  const print = globalThis.__stockade_print;
-  delete globalThis.__stockade_print;
-  // Shared memory and GC-observable references have no use in a sandbox
-  // and widen what a guest can probe.
-  for (const name of ['SharedArrayBuffer', 'Atomics', 'WeakRef', 'FinalizationRegistry']) {
-    delete globalThis[name];
-  }
-  const show = (value) => {
-    if (typeof value === 'string') return value;
-    if (typeof value === 'bigint') return `${value}n`;
-    if (typeof value === 'object' && value !== null) {
-      try { const json = JSON.stringify(value); if (json !== undefined) return json; } catch (_) {}
-    }
-    return String(value);
-  };
-  const to = (stream) => (...args) => { print(stream, args.map(show).join(' ') + '\n'); };
-  globalThis.console = Object.freeze({
-    log: to(0), info: to(0), debug: to(0), warn: to(1), error: to(1),
-  });
-})();
-"#;
-
-/// Guest execution time: runs only while guest code runs, never while a
-/// host function answers or between feeds.
-#[derive(Debug, Default)]
-struct Clock {
-    total: Cell<Duration>,
-    since: Cell<Option<Instant>>,
-}
-
-impl Clock {
-    fn start(&self) {
-        if self.since.get().is_none() {
-            self.since.set(Some(Instant::now()));
-        }
-    }
-
-    fn stop(&self) {
-        if let Some(since) = self.since.take() {
-            self.total.set(self.total.get() + since.elapsed());
-        }
-    }
-
-    fn elapsed(&self) -> Duration {
-        self.total.get() + self.since.get().map_or(Duration::ZERO, |s| s.elapsed())
-    }
-}
-
-/// What the host-function callbacks and the interrupt handler share.
-#[derive(Debug)]
-struct Bridge {
-    clock: Clock,
-    max_duration: Option<Duration>,
-    link: RefCell<Option<SharedLink>>,
-    /// Set when the feed must end: an abort from the host or the link.
-    abort: RefCell<Option<(ErrorKind, String)>>,
-    /// Set when the parent closed the session mid-feed.
-    closed: Cell<bool>,
-    next_call: Cell<u32>,
-}
-
-impl Bridge {
-    fn over_time(&self) -> bool {
-        self.max_duration
-            .is_some_and(|max| self.clock.elapsed() > max)
-    }
-
-    fn must_stop(&self) -> bool {
-        self.over_time() || self.closed.get() || self.abort.borrow().is_some()
-    }
-
-    fn elapsed_us(&self) -> u64 {
-        u64::try_from(self.clock.elapsed().as_micros()).unwrap_or(u64::MAX)
-    }
-
-    fn link(&self) -> Option<SharedLink> {
-        self.link.borrow().clone()
-    }
-}
+const BUFFERS: &str = include_str!("js/buffers.js");
+const PRELUDE: &str = include_str!("js/prelude.js");
+const POLYFILLS: &str = include_str!("js/polyfills.js");
+const CLOCK: &str = include_str!("js/clock.js");
+const RANDOM: &str = include_str!("js/random.js");
+const STRICT: &str = include_str!("js/strict.js");
 
 /// A JavaScript session on QuickJS.
 pub struct JavaScriptEngine {
-    // Field order matters: the context must drop before its runtime.
+    // Field order matters: values saved outside the context drop first,
+    // then the context, then its runtime.
+    timers: Option<Persistent<Object<'static>>>,
     context: Context,
     _runtime: Runtime,
     bridge: Rc<Bridge>,
     installed: HashSet<String>,
+    feeds: u64,
 }
 
 impl std::fmt::Debug for JavaScriptEngine {
@@ -125,26 +61,65 @@ fn micros(d: Duration) -> u64 {
     u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
 }
 
+/// Evaluates one prelude script (a function expression) and calls it.
+fn run_script<'js, A, R>(ctx: &Ctx<'js>, name: &str, source: &str, args: A) -> Result<R, String>
+where
+    A: rquickjs::function::IntoArgs<'js>,
+    R: rquickjs::FromJs<'js>,
+{
+    let result = ctx
+        .eval::<Function, _>(source)
+        .and_then(|script| script.call::<A, R>(args));
+    result.map_err(|err| {
+        let thrown = ctx.catch();
+        format!("the {name} script failed: {err}: {}", show(ctx, &thrown))
+    })
+}
+
+/// Whether a snippet has a top-level import or export statement, and so
+/// must run as a module (`import(...)` and `import.meta` do not count).
+fn is_module(code: &str) -> bool {
+    code.lines().any(|line| {
+        let line = line.trim_start();
+        let rest = line
+            .strip_prefix("import")
+            .or_else(|| line.strip_prefix("export"));
+        rest.is_some_and(|rest| {
+            rest.starts_with(|c: char| c.is_whitespace() || matches!(c, '{' | '*' | '"' | '\''))
+        })
+    })
+}
+
 impl JavaScriptEngine {
-    pub fn new(limits: &ConfigureLimits) -> rquickjs::Result<Self> {
-        let runtime = Runtime::new()?;
-        if let Some(max) = limits.max_memory {
-            runtime.set_memory_limit(usize::try_from(max).unwrap_or(usize::MAX));
-        }
-        runtime.set_max_stack_size(MAX_STACK);
-        let bridge = Rc::new(Bridge {
-            clock: Clock::default(),
-            max_duration: limits.max_duration_us.map(Duration::from_micros),
-            link: RefCell::new(None),
-            abort: RefCell::new(None),
-            closed: Cell::new(false),
-            next_call: Cell::new(0),
+    pub fn new(limits: &ConfigureLimits, config: &JavaScriptConfig) -> Result<Self, String> {
+        let heap_limit = config
+            .max_heap_size
+            .or(limits.max_memory)
+            .map_or(usize::MAX, |max| usize::try_from(max).unwrap_or(usize::MAX));
+        let heap = HeapMeter::new(heap_limit);
+        let runtime = Runtime::new_with_alloc(MeteredAllocator::new(Rc::clone(&heap)))
+            .map_err(|err| format!("cannot create the runtime: {err}"))?;
+        runtime.set_max_stack_size(match config.max_stack_bytes {
+            0 => DEFAULT_STACK,
+            bytes => bytes as usize,
         });
+        let host_modules = HostModules::new(config.modules.clone());
+        runtime.set_loader(host_modules.clone(), host_modules);
+        let bridge = Rc::new(Bridge::new(
+            limits.max_duration_us.map(Duration::from_micros),
+            heap,
+        ));
         let watched = Rc::clone(&bridge);
         runtime.set_interrupt_handler(Some(Box::new(move || watched.must_stop())));
-        let context = Context::full(&runtime)?;
+        let context =
+            Context::full(&runtime).map_err(|err| format!("cannot create a context: {err}"))?;
         let printer = Rc::clone(&bridge);
-        context.with(|ctx| -> rquickjs::Result<()> {
+        let timers = context.with(|ctx| -> Result<_, String> {
+            if let Some(max) = config.max_buffer_bytes {
+                let collect = Function::new(ctx.clone(), |ctx: Ctx| ctx.run_gc())
+                    .map_err(|err| err.to_string())?;
+                run_script::<_, ()>(&ctx, "buffer limit", BUFFERS, (max as f64, collect))?;
+            }
             let print = Function::new(ctx.clone(), move |stream: i32, text: String| {
                 if let Some(link) = printer.link() {
                     let mut link = link.borrow_mut();
@@ -156,15 +131,35 @@ impl JavaScriptEngine {
                     };
                     link.printer.push_to(&mut link.out, stream, &text);
                 }
-            })?;
-            ctx.globals().set("__stockade_print", print)?;
-            ctx.eval::<(), _>(PRELUDE)
+            })
+            .map_err(|err| err.to_string())?;
+            run_script::<_, ()>(&ctx, "prelude", PRELUDE, (print,))?;
+            let timers = if config.web_polyfills {
+                let driver: Object =
+                    run_script(&ctx, "polyfills", POLYFILLS, (MAX_TIMER_CALLBACKS,))?;
+                Some(Persistent::save(&ctx, driver))
+            } else {
+                None
+            };
+            if let Some(ms) = config.frozen_clock_ms {
+                run_script::<_, ()>(&ctx, "frozen clock", CLOCK, (ms as f64,))?;
+            }
+            if let Some(seed) = config.random_seed {
+                let (high, low) = ((seed >> 32) as u32, seed as u32);
+                run_script::<_, ()>(&ctx, "seeded random", RANDOM, (high, low))?;
+            }
+            if config.strict_eval {
+                run_script::<_, ()>(&ctx, "strict eval", STRICT, ())?;
+            }
+            Ok(timers)
         })?;
         Ok(Self {
+            timers,
             context,
             _runtime: runtime,
             bridge,
             installed: HashSet::new(),
+            feeds: 0,
         })
     }
 
@@ -183,6 +178,107 @@ impl JavaScriptEngine {
         Ok(())
     }
 
+    /// The polyfills' timer driver's `name` method, if polyfills are on.
+    fn timer_method<'js>(&self, ctx: &Ctx<'js>, name: &str) -> Option<Function<'js>> {
+        let driver = self.timers.clone()?.restore(ctx).ok()?;
+        driver.get(name).ok()
+    }
+
+    /// Runs queued jobs until none is left or the guest must stop.
+    fn run_jobs(&self, ctx: &Ctx<'_>) {
+        while !self.bridge.must_stop() && ctx.execute_pending_job() {}
+    }
+
+    /// Runs the earliest virtual timer; false when none is left.
+    fn tick(&self, ctx: &Ctx<'_>) -> bool {
+        let Some(tick) = self.timer_method(ctx, "tick") else {
+            return false;
+        };
+        match tick.call::<_, bool>(()) {
+            Ok(ran) => ran,
+            Err(_) => {
+                let _ = ctx.catch();
+                false
+            }
+        }
+    }
+
+    /// Drives the event loop until `promise` settles: jobs first, then
+    /// pending host calls, then virtual timers.
+    fn settle<'js>(
+        &self,
+        ctx: &Ctx<'js>,
+        promise: &rquickjs::Promise<'js>,
+    ) -> Result<JsValue<'js>, JsValue<'js>> {
+        loop {
+            self.run_jobs(ctx);
+            if self.bridge.must_stop() {
+                return Err(JsValue::new_undefined(ctx.clone()));
+            }
+            match promise.result::<JsValue>() {
+                Some(Ok(value)) => return Ok(value),
+                Some(Err(_)) => return Err(ctx.catch()),
+                None => {}
+            }
+            if self.bridge.has_pending() {
+                if self.bridge.await_pending(ctx).is_err() {
+                    return Err(JsValue::new_undefined(ctx.clone()));
+                }
+                continue;
+            }
+            if self.tick(ctx) {
+                continue;
+            }
+            return Err(rquickjs::String::from_str(
+                ctx.clone(),
+                "the result is a promise that never settles",
+            )
+            .map(|s| s.into_value())
+            .unwrap_or_else(|_| JsValue::new_undefined(ctx.clone())));
+        }
+    }
+
+    /// Runs a snippet as a script (its last expression is the result) or,
+    /// with a top-level import or export, as a module (its default export is
+    /// the result).
+    fn evaluate<'js>(
+        &mut self,
+        ctx: &Ctx<'js>,
+        code: String,
+    ) -> Result<JsValue<'js>, JsValue<'js>> {
+        if is_module(&code) {
+            self.feeds += 1;
+            let name = format!("<feed {}>", self.feeds);
+            let (module, promise) = Module::declare(ctx.clone(), name, code)
+                .and_then(|module| module.eval())
+                .map_err(|_| ctx.catch())?;
+            self.settle(ctx, &promise)?;
+            let namespace = module.namespace().map_err(|_| ctx.catch())?;
+            return namespace
+                .get::<_, JsValue>("default")
+                .map_err(|_| ctx.catch());
+        }
+        // Top-level await needs an async evaluation, which wraps the
+        // completion value; only code that awaits pays for it.
+        let asynchronous = code.contains("await");
+        let evaluated = if asynchronous {
+            ctx.eval_promise(code).map(|promise| promise.into_value())
+        } else {
+            ctx.eval::<JsValue, _>(code)
+        };
+        let value = evaluated.map_err(|_| ctx.catch())?;
+        let Some(promise) = value.as_promise() else {
+            return Ok(value);
+        };
+        let settled = self.settle(ctx, promise)?;
+        if asynchronous {
+            return Ok(settled
+                .as_object()
+                .and_then(|wrapper| wrapper.get::<_, JsValue>("value").ok())
+                .unwrap_or(settled));
+        }
+        Ok(settled)
+    }
     fn error_reply<'js>(&self, ctx: &Ctx<'js>, thrown: JsValue<'js>) -> Response {
         let elapsed_us = self.bridge.elapsed_us();
         if let Some((kind, message)) = self.bridge.abort.borrow_mut().take() {
@@ -190,6 +286,20 @@ impl JavaScriptEngine {
                 elapsed_us,
                 kind,
                 exception: GuestException::new("RuntimeError", &message),
+                traceback: String::new(),
+            };
+        }
+        if self.bridge.heap.exhausted() {
+            return Response::Error {
+                elapsed_us,
+                kind: ErrorKind::Memory,
+                exception: GuestException::new(
+                    "MemoryError",
+                    &format!(
+                        "max_heap_size exceeded: the JavaScript heap would pass {} bytes",
+                        self.bridge.heap.limit()
+                    ),
+                ),
                 traceback: String::new(),
             };
         }
@@ -210,7 +320,7 @@ impl JavaScriptEngine {
                 object.get::<_, String>("stack").unwrap_or_default(),
             ),
             None => {
-                let text = to_wire(ctx, &thrown).to_string();
+                let text = show(ctx, &thrown);
                 ("Error".to_owned(), text, String::new())
             }
         };
@@ -256,72 +366,11 @@ impl JavaScriptEngine {
     }
 }
 
-/// The native function behind a host function's global. Returning it
-/// from a function makes the closure generic over the context lifetime.
-fn host_function(
-    bridge: Rc<Bridge>,
-    name: String,
-) -> impl for<'js> Fn(Ctx<'js>, Rest<JsValue<'js>>) -> rquickjs::Result<JsValue<'js>> {
-    move |ctx, args| call_host(&ctx, &bridge, &name, &args.0)
-}
-
-/// Calls a host function from the guest, with the guest clock stopped.
-fn call_host<'js>(
-    ctx: &Ctx<'js>,
-    bridge: &Bridge,
-    name: &str,
-    args: &[JsValue<'js>],
-) -> rquickjs::Result<JsValue<'js>> {
-    let Some(link) = bridge.link() else {
-        return Err(rquickjs::Exception::throw_internal(
-            ctx,
-            "host functions are unavailable",
-        ));
-    };
-    let args: Vec<Value> = args.iter().map(|arg| to_wire(ctx, arg)).collect();
-    let call_id = bridge.next_call.get();
-    bridge.next_call.set(call_id.wrapping_add(1));
-    let elapsed_us = bridge.elapsed_us();
-    bridge.clock.stop();
-    let answer = link
-        .borrow_mut()
-        .call(elapsed_us, call_id, name.to_owned(), args, Vec::new());
-    bridge.clock.start();
-    let stop = |kind: ErrorKind, message: String| {
-        *bridge.abort.borrow_mut() = Some((kind, message.clone()));
-        rquickjs::Exception::throw_internal(ctx, &message)
-    };
-    match answer {
-        Ok(CallOutcome::Return(value)) => from_wire(ctx, value, ""),
-        Ok(CallOutcome::Raise(exception)) => {
-            let constructor: Function = ctx
-                .globals()
-                .get(exception.type_name.as_str())
-                .or_else(|_| ctx.globals().get("Error"))?;
-            let error: JsValue = constructor.call((exception.message,))?;
-            Err(ctx.throw(error))
-        }
-        Ok(CallOutcome::Pending) => Err(stop(
-            ErrorKind::Exception,
-            "async host functions are not available to JavaScript guests yet".into(),
-        )),
-        // Link::call turns Abort into Interrupt::Abort; it never arrives here.
-        Ok(CallOutcome::Abort(message)) => Err(stop(ErrorKind::Exception, message)),
-        Err(Interrupt::Abort { kind, message }) => Err(stop(kind, message)),
-        Err(Interrupt::Closed) => {
-            bridge.closed.set(true);
-            Err(rquickjs::Exception::throw_internal(
-                ctx,
-                "the session was closed",
-            ))
-        }
-    }
-}
-
 impl Engine for JavaScriptEngine {
     fn feed(&mut self, feed: Feed, link: &SharedLink) -> Result<Response, Closed> {
         *self.bridge.link.borrow_mut() = Some(Rc::clone(link));
         self.bridge.abort.replace(None);
+        self.bridge.heap.reset();
         let Feed {
             code,
             inputs,
@@ -345,7 +394,7 @@ impl Engine for JavaScriptEngine {
                     .and_then(|value| ctx.globals().set(name.as_str(), value));
                 if bound.is_err() {
                     let thrown = ctx.catch();
-                    let message = to_wire(&ctx, &thrown).to_string();
+                    let message = show(&ctx, &thrown);
                     return Response::Error {
                         elapsed_us: self.bridge.elapsed_us(),
                         kind: ErrorKind::Conversion,
@@ -357,52 +406,42 @@ impl Engine for JavaScriptEngine {
                     };
                 }
             }
+            if let Some(start) = self.timer_method(&ctx, "startFeed")
+                && start.call::<_, ()>(()).is_err()
+            {
+                let _ = ctx.catch();
+            }
             self.bridge.clock.start();
-            // Top-level await needs an async evaluation, which wraps the
-            // completion value; only code that awaits pays for it.
-            let asynchronous = code.contains("await");
-            let evaluated = if asynchronous {
-                ctx.eval_promise(code.as_str())
-                    .map(|promise| promise.into_value())
-            } else {
-                ctx.eval::<JsValue, _>(code.as_str())
-            };
-            let settled = match evaluated {
-                Ok(value) => match value.as_promise() {
-                    // Runs queued jobs until the promise settles.
-                    Some(promise) => match promise.finish::<JsValue>() {
-                        Ok(value) if asynchronous => Ok(value
-                            .as_object()
-                            .and_then(|wrapper| wrapper.get::<_, JsValue>("value").ok())
-                            .unwrap_or(value)),
-                        Ok(value) => Ok(value),
-                        Err(rquickjs::Error::WouldBlock) => Err(rquickjs::String::from_str(
-                            ctx.clone(),
-                            "the result is a promise that never settles",
-                        )
-                        .map(|s| s.into_value())
-                        .unwrap_or_else(|_| JsValue::new_undefined(ctx.clone()))),
-                        Err(_) => Err(ctx.catch()),
-                    },
-                    None => Ok(value),
-                },
-                Err(_) => Err(ctx.catch()),
-            };
-            // Jobs the snippet queued run before the feed ends.
-            while ctx.execute_pending_job() {}
-            self.bridge.clock.stop();
-            // A host abort stands even if the guest caught the error it
-            // raised and finished before the interrupt handler ran.
-            let settled = match settled {
-                Ok(_) if self.bridge.abort.borrow().is_some() => {
-                    Err(JsValue::new_undefined(ctx.clone()))
+            let settled = self.evaluate(&ctx, code);
+            // Jobs and timers the snippet queued run before the feed ends;
+            // host calls still pending are abandoned.
+            loop {
+                self.run_jobs(&ctx);
+                if self.bridge.must_stop() || !self.tick(&ctx) {
+                    break;
                 }
+            }
+            self.bridge.abandon_pending();
+            self.bridge.clock.stop();
+            // A limit or a host abort stands even if the guest caught the
+            // error it raised and finished before the interrupt handler ran.
+            let settled = match settled {
+                Ok(_) if self.bridge.must_stop() => Err(JsValue::new_undefined(ctx.clone())),
                 other => other,
             };
-            match settled {
-                Ok(value) => Response::Complete {
+            match settled.map(|value| to_wire(&ctx, &value)) {
+                Ok(Ok(value)) => Response::Complete {
                     elapsed_us: self.bridge.elapsed_us(),
-                    value: to_wire(&ctx, &value),
+                    value,
+                },
+                Ok(Err(Refused(why))) => Response::Error {
+                    elapsed_us: self.bridge.elapsed_us(),
+                    kind: ErrorKind::Conversion,
+                    exception: GuestException::new(
+                        "TypeError",
+                        &format!("the result cannot cross to the host: {why}"),
+                    ),
+                    traceback: String::new(),
                 },
                 Err(thrown) => self.error_reply(&ctx, thrown),
             }

@@ -1,17 +1,52 @@
 //! Conversions between wire values and QuickJS values.
 
 use num_bigint::BigInt;
-use rquickjs::{Array, Ctx, Function, Object, Type, Value as JsValue};
+use rquickjs::{Array, ArrayBuffer, Ctx, Function, Object, Type, Value as JsValue, qjs};
 use stockade_wire::{Date, DateTime, GuestException, Time, Value};
 
 /// Deepest JavaScript value converted; past it a value crosses as a repr,
 /// and the wire refuses anything past 64 anyway.
 const MAX_DEPTH: usize = 100;
+/// Most proxies one value may sit behind.
+const MAX_PROXY_DEPTH: usize = 64;
 
-/// Converts a guest value for the wire.
-pub fn to_wire<'js>(ctx: &Ctx<'js>, value: &JsValue<'js>) -> Value {
+/// Why a guest value cannot cross.
+#[derive(Debug)]
+pub struct Refused(pub String);
+
+/// Converts a guest value for the wire. A Proxy crosses as its innermost
+/// target, found natively, without running any trap; a revoked one, or one
+/// behind more than 64 others, is refused.
+pub fn to_wire<'js>(ctx: &Ctx<'js>, value: &JsValue<'js>) -> Result<Value, Refused> {
     let mut ancestors = Vec::new();
     convert_out(ctx, value, &mut ancestors)
+}
+
+/// A guest value for a message (an error, a diagnostic): what cannot cross
+/// is shown by its text.
+pub fn show<'js>(ctx: &Ctx<'js>, value: &JsValue<'js>) -> String {
+    match to_wire(ctx, value) {
+        Ok(value) => value.to_string(),
+        Err(Refused(why)) => format!("<{why}>"),
+    }
+}
+
+/// The object behind a chain of proxies, read natively: no trap runs.
+fn innermost<'js>(proxy: &rquickjs::Proxy<'js>) -> Result<JsValue<'js>, Refused> {
+    let mut current = proxy.clone();
+    for _ in 0..MAX_PROXY_DEPTH {
+        let target = current
+            .target()
+            .map_err(|_| Refused("a revoked Proxy cannot cross".into()))?
+            .into_value();
+        match target.clone().into_proxy() {
+            Some(inner) => current = inner,
+            None => return Ok(target),
+        }
+    }
+    Err(Refused(format!(
+        "a Proxy nested more than {MAX_PROXY_DEPTH} deep cannot cross"
+    )))
 }
 
 fn repr<'js>(ctx: &Ctx<'js>, value: &JsValue<'js>) -> Value {
@@ -32,8 +67,12 @@ fn convert_out<'js>(
     ctx: &Ctx<'js>,
     value: &JsValue<'js>,
     ancestors: &mut Vec<Object<'js>>,
-) -> Value {
-    match value.type_of() {
+) -> Result<Value, Refused> {
+    if let Some(proxy) = value.as_proxy() {
+        let target = innermost(proxy)?;
+        return convert_out(ctx, &target, ancestors);
+    }
+    Ok(match value.type_of() {
         Type::Uninitialized | Type::Undefined => Value::Undefined,
         Type::Null => Value::None,
         Type::Bool => Value::Bool(value.as_bool().unwrap_or(false)),
@@ -66,22 +105,22 @@ fn convert_out<'js>(
         }
         Type::Array | Type::Object | Type::Exception => {
             let Some(object) = value.as_object() else {
-                return repr(ctx, value);
+                return Ok(repr(ctx, value));
             };
             if ancestors.len() >= MAX_DEPTH {
-                return repr(ctx, value);
+                return Ok(repr(ctx, value));
             }
             if ancestors.iter().any(|a| a == object) {
                 let placeholder = if value.is_array() { "[...]" } else { "{...}" };
-                return Value::Cycle(placeholder.into());
+                return Ok(Value::Cycle(placeholder.into()));
             }
             ancestors.push(object.clone());
             let converted = convert_object(ctx, value, object, ancestors);
             ancestors.pop();
-            converted
+            converted?
         }
         _ => repr(ctx, value),
-    }
+    })
 }
 
 fn convert_object<'js>(
@@ -89,45 +128,45 @@ fn convert_object<'js>(
     value: &JsValue<'js>,
     object: &Object<'js>,
     ancestors: &mut Vec<Object<'js>>,
-) -> Value {
+) -> Result<Value, Refused> {
     if let Some(array) = value.as_array() {
-        return Value::List(
-            array
-                .iter::<JsValue>()
-                .map(|item| {
-                    item.map_or(Value::Undefined, |item| convert_out(ctx, &item, ancestors))
-                })
-                .collect(),
-        );
+        let mut items = Vec::with_capacity(array.len().min(1 << 16));
+        for item in array.iter::<JsValue>() {
+            items.push(match item {
+                Ok(item) => convert_out(ctx, &item, ancestors)?,
+                Err(_) => Value::Undefined,
+            });
+        }
+        return Ok(Value::List(items));
     }
     match class_name(object).as_deref() {
         Some("Map") => {
-            let pairs = entries(ctx, value, "entries")
-                .into_iter()
-                .map(|entry| match convert_out(ctx, &entry, ancestors) {
+            let mut pairs = Vec::new();
+            for entry in entries(ctx, value, "entries") {
+                pairs.push(match convert_out(ctx, &entry, ancestors)? {
                     Value::List(mut pair) if pair.len() == 2 => {
                         let item = pair.pop().unwrap_or(Value::Undefined);
                         let key = pair.pop().unwrap_or(Value::Undefined);
                         (hashable(key), item)
                     }
                     other => (Value::Str(other.to_string()), Value::Undefined),
-                })
-                .collect();
-            return Value::Dict(pairs);
+                });
+            }
+            return Ok(Value::Dict(pairs));
         }
         Some("Set") => {
-            let members = entries(ctx, value, "values")
-                .into_iter()
-                .map(|member| hashable(convert_out(ctx, &member, ancestors)))
-                .collect();
-            return Value::Set(members);
+            let mut members = Vec::new();
+            for member in entries(ctx, value, "values") {
+                members.push(hashable(convert_out(ctx, &member, ancestors)?));
+            }
+            return Ok(Value::Set(members));
         }
         Some(
             "ArrayBuffer" | "Uint8Array" | "Uint8ClampedArray" | "Int8Array" | "Uint16Array"
             | "Int16Array" | "Uint32Array" | "Int32Array" | "Float32Array" | "Float64Array"
             | "BigInt64Array" | "BigUint64Array" | "DataView",
         ) => {
-            return bytes_of(ctx, object).map_or_else(|| repr(ctx, value), Value::Bytes);
+            return Ok(bytes_of(ctx, object).map_or_else(|| repr(ctx, value), Value::Bytes));
         }
         Some("Date") => {
             let millis = object
@@ -136,7 +175,7 @@ fn convert_object<'js>(
                     get_time.call::<_, f64>((rquickjs::function::This(object.clone()),))
                 })
                 .unwrap_or(f64::NAN);
-            return date_from_millis(millis).map_or_else(|| repr(ctx, value), Value::DateTime);
+            return Ok(date_from_millis(millis).map_or_else(|| repr(ctx, value), Value::DateTime));
         }
         Some(name) if value.type_of() == Type::Exception || name.ends_with("Error") => {
             let message: String = object.get("message").unwrap_or_default();
@@ -146,7 +185,7 @@ fn convert_object<'js>(
             } else {
                 "Error".to_owned()
             };
-            return Value::Exception(GuestException::new(&known, &message));
+            return Ok(Value::Exception(GuestException::new(&known, &message)));
         }
         _ => {}
     }
@@ -159,9 +198,9 @@ fn convert_object<'js>(
         if item.is_function() {
             continue;
         }
-        pairs.push((Value::Str(key), convert_out(ctx, &item, ancestors)));
+        pairs.push((Value::Str(key), convert_out(ctx, &item, ancestors)?));
     }
-    Value::Dict(pairs)
+    Ok(Value::Dict(pairs))
 }
 
 /// The items of `Array.from(value[method]())`, or nothing if that fails.
@@ -187,24 +226,69 @@ fn hashable(value: Value) -> Value {
     }
 }
 
-/// The bytes an ArrayBuffer, typed array or DataView covers.
+/// The bytes an ArrayBuffer, typed array or DataView covers. Buffers and
+/// typed arrays are read natively, so no getter the guest replaced runs.
 fn bytes_of<'js>(ctx: &Ctx<'js>, object: &Object<'js>) -> Option<Vec<u8>> {
-    let globals = ctx.globals();
-    let view: rquickjs::Constructor = globals.get("Uint8Array").ok()?;
-    let is_buffer = object.get::<_, JsValue>("byteOffset").ok()?.is_undefined();
-    let bytes: JsValue = if is_buffer {
-        view.construct((object.clone(),)).ok()?
-    } else {
-        let buffer: JsValue = object.get("buffer").ok()?;
-        let offset: f64 = object.get("byteOffset").ok()?;
-        let length: f64 = object.get("byteLength").ok()?;
-        view.construct((buffer, offset, length)).ok()?
+    if let Some(buffer) = ArrayBuffer::from_object(object.clone()) {
+        return copy_bytes(&buffer, 0, None);
+    }
+    if let Some((buffer, offset, length)) = typed_array_buffer(ctx, object) {
+        return copy_bytes(&buffer, offset, Some(length));
+    }
+    // A DataView: QuickJS has no native accessor, so its own getters are
+    // read from the prototype chain.
+    let buffer = ArrayBuffer::from_value(object.get::<_, JsValue>("buffer").ok()?)?;
+    let offset: f64 = object.get("byteOffset").ok()?;
+    let length: f64 = object.get("byteLength").ok()?;
+    copy_bytes(&buffer, offset as usize, Some(length as usize))
+}
+
+/// A typed array's buffer, byte offset and byte length, read natively.
+fn typed_array_buffer<'js>(
+    ctx: &Ctx<'js>,
+    object: &Object<'js>,
+) -> Option<(ArrayBuffer<'js>, usize, usize)> {
+    let mut offset: qjs::size_t = 0;
+    let mut length: qjs::size_t = 0;
+    let mut per_element: qjs::size_t = 0;
+    // SAFETY: the context and the object are live for the call, and the out
+    // pointers point at locals. The result is a new reference (or
+    // JS_EXCEPTION), which `from_raw` takes over and frees.
+    let buffer = unsafe {
+        let raw = qjs::JS_GetTypedArrayBuffer(
+            ctx.as_raw().as_ptr(),
+            object.as_raw(),
+            &mut offset,
+            &mut length,
+            &mut per_element,
+        );
+        JsValue::from_raw(ctx.clone(), raw)
     };
-    // Element by element through Array.from: rquickjs offers the raw bytes
-    // only through unsafe code. Slow for megabytes; see the closing notes.
-    let array_class: Object = globals.get("Array").ok()?;
-    let from: Function = array_class.get("from").ok()?;
-    from.call::<_, Vec<u8>>((bytes,)).ok()
+    if buffer.is_exception() {
+        // Not a typed array; drop the TypeError it raised.
+        let _ = ctx.catch();
+        return None;
+    }
+    let buffer = ArrayBuffer::from_value(buffer)?;
+    Some((
+        buffer,
+        usize::try_from(offset).ok()?,
+        usize::try_from(length).ok()?,
+    ))
+}
+
+/// Copies `length` bytes (default: all) from `offset` of a buffer; None if it
+/// is detached or the range falls outside it.
+fn copy_bytes(buffer: &ArrayBuffer<'_>, offset: usize, length: Option<usize>) -> Option<Vec<u8>> {
+    let raw = buffer.as_raw()?;
+    // SAFETY: the pointer is valid until JavaScript runs again; the bytes are
+    // copied here, before anything else runs.
+    let bytes = unsafe { raw.as_ref() };
+    let end = match length {
+        Some(length) => offset.checked_add(length)?,
+        None => bytes.len(),
+    };
+    bytes.get(offset..end).map(<[u8]>::to_vec)
 }
 
 fn date_from_millis(millis: f64) -> Option<DateTime> {
