@@ -170,6 +170,37 @@ fn the_first_message_must_be_configure() {
 }
 
 #[test]
+fn a_python_worker_refuses_javascript_options() {
+    let mut worker = Worker::spawn();
+    let Request::Configure {
+        protocol_version,
+        package_version,
+        language,
+        sandbox,
+        limits,
+        ..
+    } = configure(PROTOCOL_VERSION, Language::Python, limits())
+    else {
+        unreachable!()
+    };
+    worker.send(&Request::Configure {
+        protocol_version,
+        package_version,
+        language,
+        sandbox,
+        limits,
+        javascript: stockade_wire::JavaScriptConfig {
+            strict_eval: true,
+            ..Default::default()
+        },
+    });
+    assert!(
+        matches!(worker.recv(), Response::Fatal { message } if message.contains("javascript options"))
+    );
+    assert_eq!(worker.exit_code(), Some(78));
+}
+
+#[test]
 fn a_javascript_worker_answers_ready() {
     let mut worker = Worker::spawn();
     worker.send(&configure(PROTOCOL_VERSION, Language::JavaScript, limits()));

@@ -4,8 +4,9 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use stockade_wire::{
-    CallOutcome, ConfigureLimits, ErrorKind, GuestException, LookupOutcome, PROTOCOL_VERSION,
-    PrintStream, Request, Response, SandboxMode, SandboxReport, Value, WireLimits, encode_request,
+    CallOutcome, ConfigureLimits, ErrorKind, GuestException, JavaScriptConfig, LookupOutcome,
+    PROTOCOL_VERSION, PrintStream, Request, Response, SandboxMode, SandboxReport, Value,
+    WireLimits, encode_request,
 };
 
 use crate::error::{CrashInfo, Error, GuestError, TimeLimit};
@@ -15,7 +16,7 @@ use crate::host::{self, Args, CallPolicy, HostFunction, HostResult, call_sync};
 #[cfg(feature = "tokio")]
 use crate::inflight::Inflight;
 use crate::locate::locate_worker;
-use crate::options::SessionOptions;
+use crate::options::{Language, SessionOptions};
 use crate::process::{ExitInfo, RecvError, SendError, WorkerProcess};
 use crate::supervisor::{SupervisionLimits, Violation, all_threads_filtered, usage};
 
@@ -190,11 +191,14 @@ impl Session {
                 cpu_seconds: Some(self.options.cpu_seconds()),
                 max_output_bytes: limits.max_output_bytes,
             },
-            javascript: self
-                .options
-                .javascript
-                .to_wire(limits.max_memory)
-                .map_err(Error::Configuration)?,
+            javascript: match self.options.language {
+                Language::JavaScript => self
+                    .options
+                    .javascript
+                    .to_wire(limits.max_memory)
+                    .map_err(Error::Configuration)?,
+                Language::Python => JavaScriptConfig::default(),
+            },
         };
         let frame = encode_request(&configure, &self.wire)
             .map_err(|e| Error::Configuration(e.to_string()))?;

@@ -125,3 +125,44 @@ async fn several_async_sessions_run_concurrently() {
         assert_eq!(task.await.unwrap(), Value::Int(i as i64 * 10));
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn javascript_async_host_functions_are_promises_several_in_flight() {
+    let session =
+        session_with_fetch(SessionOptions::new(Language::JavaScript).show_host_errors()).await;
+    session.register_function("add", |args| match (args.get(0), args.get(1)) {
+        (Some(Value::Int(a)), Some(Value::Int(b))) => Ok(Value::Int(a + b)),
+        _ => Err(HostError::type_error("add() takes two ints")),
+    });
+    let started = Instant::now();
+    let result = session
+        .run("const p = fetch('a'); [p instanceof Promise, await Promise.all([p, fetch('b'), fetch('c')]), add(40, 2)]")
+        .await
+        .unwrap();
+    let took = started.elapsed();
+    assert_eq!(
+        result,
+        Value::List(vec![
+            Value::Bool(true),
+            Value::List(vec![s("value of a"), s("value of b"), s("value of c")]),
+            Value::Int(42),
+        ])
+    );
+    assert!(
+        took < Duration::from_millis(800),
+        "the calls did not overlap: {took:?}"
+    );
+    let code = "try { await fetch(1) } catch (e) { `${e.name}: ${e.message}` }";
+    assert_eq!(
+        session.run(code).await.unwrap(),
+        s("TypeError: fetch() takes a key")
+    );
+    // A promise result without top-level await is awaited too.
+    assert_eq!(
+        session
+            .run("fetch('d').then((v) => v.toUpperCase())")
+            .await
+            .unwrap(),
+        s("VALUE OF D")
+    );
+}

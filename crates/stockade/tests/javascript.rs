@@ -301,3 +301,72 @@ fn shared_memory_and_weak_references_are_absent() {
         s("undefined,undefined,undefined,undefined")
     );
 }
+
+#[test]
+fn a_proxy_crosses_as_its_innermost_target_without_running_a_trap() {
+    let mut session = js();
+    session
+        .run(
+            "globalThis.trapped = 0;
+             const count = () => { trapped++; };
+             globalThis.handler = {
+               get() { count(); return 'x' }, ownKeys() { count(); return [] },
+               getOwnPropertyDescriptor() { count() }, has() { count(); return false },
+               getPrototypeOf() { count(); return null }, apply() { count() },
+             };",
+        )
+        .unwrap();
+    assert_eq!(
+        session.run("new Proxy({a: 1}, handler)").unwrap(),
+        Value::Dict(vec![(s("a"), Value::Int(1))])
+    );
+    assert_eq!(
+        session
+            .run("new Proxy(new Proxy([1, 2], handler), handler)")
+            .unwrap(),
+        Value::List(vec![Value::Int(1), Value::Int(2)])
+    );
+    assert_eq!(
+        session
+            .run("({inner: new Proxy(new Map([[1, 2]]), handler)})")
+            .unwrap(),
+        Value::Dict(vec![(
+            s("inner"),
+            Value::Dict(vec![(Value::Int(1), Value::Int(2))])
+        )])
+    );
+    assert_eq!(session.run("trapped").unwrap(), Value::Int(0));
+}
+
+#[test]
+fn a_revoked_or_too_deeply_nested_proxy_is_refused() {
+    let mut session =
+        Session::new(SessionOptions::new(Language::JavaScript).show_host_errors()).unwrap();
+    session.register_function("echo", |args| {
+        Ok(args.get(0).cloned().unwrap_or(Value::None))
+    });
+    session
+        .run(
+            "const r = Proxy.revocable({a: 1}, {}); r.revoke(); globalThis.revoked = r.proxy;
+             globalThis.nest = (n) => { let p = {ok: true}; for (let i = 0; i < n; i++) p = new Proxy(p, {}); return p; };",
+        )
+        .unwrap();
+    match session.run("revoked") {
+        Err(Error::Conversion(message)) => assert!(message.contains("revoked Proxy"), "{message}"),
+        other => panic!("expected a conversion error, got {other:?}"),
+    }
+    assert_eq!(
+        session.run("nest(64)").unwrap(),
+        Value::Dict(vec![(s("ok"), Value::Bool(true))])
+    );
+    match session.run("nest(65)") {
+        Err(Error::Conversion(message)) => assert!(message.contains("more than 64"), "{message}"),
+        other => panic!("expected a conversion error, got {other:?}"),
+    }
+    let code = "try { echo([revoked]); 'crossed' } catch (e) { `${e.name}: ${e.message}` }";
+    assert_eq!(
+        session.run(code).unwrap(),
+        s("TypeError: argument 1 of echo cannot cross to the host: a revoked Proxy cannot cross")
+    );
+    assert_eq!(session.run("1 + 1").unwrap(), Value::Int(2));
+}
