@@ -27,6 +27,19 @@ fn globals_persist_across_feeds() {
 }
 
 #[test]
+fn snippets_run_in_sloppy_mode_unless_they_opt_into_strict_mode() {
+    let mut session = js();
+    assert_eq!(
+        session.run("undeclared = 41; undeclared + 1").unwrap(),
+        Value::Int(42)
+    );
+    match session.run("'use strict'; alsoUndeclared = 1") {
+        Err(Error::Guest(guest)) => assert_eq!(guest.type_name, "ReferenceError"),
+        other => panic!("expected a ReferenceError, got {other:?}"),
+    }
+}
+
+#[test]
 fn results_keep_their_javascript_kinds() {
     let mut session = js();
     assert_eq!(session.run("undefined").unwrap(), Value::Undefined);

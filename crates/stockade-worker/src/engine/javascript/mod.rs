@@ -12,6 +12,7 @@ use std::collections::HashSet;
 use std::rc::Rc;
 use std::time::Duration;
 
+use rquickjs::context::EvalOptions;
 use rquickjs::{Context, Ctx, Function, Module, Object, Persistent, Runtime, Value as JsValue};
 use stockade_wire::{
     ConfigureLimits, ErrorKind, GuestException, JavaScriptConfig, KNOWN_EXCEPTION_TYPES,
@@ -261,11 +262,15 @@ impl JavaScriptEngine {
         // Top-level await needs an async evaluation, which wraps the
         // completion value; only code that awaits pays for it.
         let asynchronous = code.contains("await");
-        let evaluated = if asynchronous {
-            ctx.eval_promise(code).map(|promise| promise.into_value())
-        } else {
-            ctx.eval::<JsValue, _>(code)
+        // Sloppy mode, as a browser's or Node's script: "use strict" opts in.
+        let options = || {
+            let mut options = EvalOptions::default();
+            options.strict = false;
+            options.promise = asynchronous;
+            options.filename = Some("<input>".into());
+            options
         };
+        let evaluated = ctx.eval_with_options::<JsValue, _>(code, options());
         let value = evaluated.map_err(|_| ctx.catch())?;
         let Some(promise) = value.as_promise() else {
             return Ok(value);
