@@ -1,12 +1,16 @@
 // Opt-in web polyfills, written for stockade: timers on virtual time,
 // queueMicrotask, TextEncoder/TextDecoder, atob/btoa, structuredClone,
-// Event/EventTarget, AbortController/AbortSignal, DOMException and a
-// minimal Blob. No window or document. Evaluates to a function the worker
+// Event/EventTarget, AbortController/AbortSignal, DOMException, a minimal
+// Blob, and `self`. No window or document. Evaluates to a function the worker
 // calls once; it returns the timer driver the worker's event loop uses.
 (maxTimerCallbacks) => {
   const define = (name, value) => {
     Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
   };
+
+  // `self` names the global scope, as in a web worker (libraries such as
+  // lodash look for it before they fall back to Function('return this')).
+  define('self', globalThis);
 
   // --- DOMException -------------------------------------------------------
   const codes = { IndexSizeError: 1, NotFoundError: 8, NotSupportedError: 9,
