@@ -2,10 +2,12 @@
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, UNIX_EPOCH};
 
 use clap::{Args, ValueEnum};
-use stockade::{Language, PrintStream, SandboxMode, Session, SessionOptions, Value};
+use stockade::{
+    JavaScriptOptions, Language, PrintStream, SandboxMode, Session, SessionOptions, Value,
+};
 
 use crate::exit;
 
@@ -59,9 +61,74 @@ pub struct RunArgs {
     /// Worker binary to use (default: $STOCKADE_WORKER, beside this program, then PATH).
     #[arg(long, value_name = "PATH")]
     worker: Option<PathBuf>,
+    /// Scripts run in the same session before FILE, in order (a library
+    /// bundle, say); their results are not printed.
+    #[arg(long, value_name = "FILE")]
+    preload: Vec<String>,
+    #[command(flatten)]
+    javascript: JavaScriptArgs,
     /// The file to run, or - for standard input.
     #[arg(value_name = "FILE")]
     file: String,
+}
+
+/// Options for JavaScript guests only.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "JavaScript")]
+pub struct JavaScriptArgs {
+    /// eval, new Function and the other function constructors throw EvalError.
+    #[arg(long)]
+    strict_eval: bool,
+    /// Install the web polyfills (timers on virtual time, TextEncoder, atob, ...).
+    #[arg(long)]
+    web_polyfills: bool,
+    /// Freeze the clock at this many seconds since the Unix epoch.
+    #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
+    frozen_clock: Option<i64>,
+    /// Seed Math.random.
+    #[arg(long, value_name = "N")]
+    random_seed: Option<u64>,
+    /// JavaScript heap limit, such as 256M (default: --max-memory).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    max_heap_size: Option<u64>,
+    /// Live ArrayBuffer bytes, such as 64M (default: a quarter of --max-memory).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    max_buffer_bytes: Option<u64>,
+    /// Register a module the guest may import, as NAME=FILE (repeatable).
+    #[arg(long = "module", value_name = "NAME=FILE", value_parser = parse_module)]
+    modules: Vec<(String, String)>,
+}
+
+impl JavaScriptArgs {
+    fn options(&self) -> JavaScriptOptions {
+        JavaScriptOptions {
+            max_heap_size: self.max_heap_size,
+            max_buffer_bytes: self.max_buffer_bytes,
+            max_stack_bytes: None,
+            strict_eval: self.strict_eval,
+            web_polyfills: self.web_polyfills,
+            frozen_clock: self.frozen_clock.map(|seconds| {
+                let offset = Duration::from_secs(seconds.unsigned_abs());
+                if seconds >= 0 {
+                    UNIX_EPOCH + offset
+                } else {
+                    UNIX_EPOCH - offset
+                }
+            }),
+            random_seed: self.random_seed,
+            modules: self.modules.clone(),
+        }
+    }
+}
+
+fn parse_module(text: &str) -> Result<(String, String), String> {
+    let (name, file) = text
+        .split_once('=')
+        .ok_or_else(|| format!("{text:?} is not NAME=FILE"))?;
+    if name.is_empty() {
+        return Err(format!("{text:?} has an empty module name"));
+    }
+    Ok((name.to_owned(), read_source(file)?))
 }
 
 fn parse_seconds(text: &str) -> Result<Duration, String> {
@@ -158,7 +225,18 @@ pub fn run(args: RunArgs) -> i32 {
             return exit::BAD_INPUT;
         }
     };
+    let mut preloads = Vec::with_capacity(args.preload.len());
+    for file in &args.preload {
+        match read_source(file) {
+            Ok(source) => preloads.push(source),
+            Err(message) => {
+                eprintln!("stockade: {message}");
+                return exit::BAD_INPUT;
+            }
+        }
+    }
     let mut options = SessionOptions::new(language)
+        .javascript(args.javascript.options())
         .sandbox(args.sandbox.mode())
         .request_timeout(args.timeout)
         .max_memory(args.max_memory);
@@ -183,6 +261,11 @@ pub fn run(args: RunArgs) -> i32 {
             PrintStream::Stderr => std::io::stderr().lock().write_all(text.as_bytes()),
         };
     });
+    for preload in &preloads {
+        if let Err(err) = session.run(preload) {
+            return exit::report(&err);
+        }
+    }
     match session.run(&source) {
         Ok(Value::None) => exit::OK,
         Ok(value) => {

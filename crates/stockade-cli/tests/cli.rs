@@ -315,3 +315,51 @@ fn a_huge_int_result_is_summarised_not_printed_in_decimal() {
     assert_eq!(stdout(&output), "<int of 100000001 bits>\n");
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
 }
+
+#[test]
+fn javascript_flags_shape_the_guest_and_preload_runs_first() {
+    let library = script("lib.js", b"globalThis.double = (n) => n * 2;");
+    let module = script("geo.js", b"export const area = (w, h) => w * h;");
+    let guest = script(
+        "guest.mjs",
+        b"import { area } from 'geo';\nexport default [double(21), Date.now(), Math.random() === Math.random(), typeof setTimeout, area(2, 3)];",
+    );
+    let module_flag = format!("geo={}", module.display());
+    let output = stockade(&[
+        "run",
+        "--strict-eval",
+        "--web-polyfills",
+        "--frozen-clock",
+        "86400",
+        "--random-seed",
+        "7",
+        "--module",
+        &module_flag,
+        "--preload",
+        library.to_str().unwrap(),
+        guest.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "[42, 86400000, False, 'function', 6]\n");
+    let eval = script("eval.js", b"eval('1')");
+    let output = stockade(&["run", "--strict-eval", eval.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        last_line(&output),
+        "EvalError: Code generation from strings disallowed for this context"
+    );
+}
+
+#[test]
+fn javascript_flags_on_a_python_guest_exit_2() {
+    let output = run_code("1", &["--strict-eval"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        last_line(&output).contains("javascript options"),
+        "{}",
+        stderr(&output)
+    );
+    let output = run_code("1", &["--module", "nameless"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("NAME=FILE"), "{}", stderr(&output));
+}

@@ -5,7 +5,11 @@ use std::path::Path;
 fn rust_sources(dir: &Path, out: &mut String) {
     for entry in std::fs::read_dir(dir).unwrap().flatten() {
         let path = entry.path();
-        if path.is_dir() && path.file_name().is_some_and(|n| n != "target") {
+        if path.is_dir()
+            && path
+                .file_name()
+                .is_some_and(|n| n != "target" && n != "node_modules")
+        {
             rust_sources(&path, out);
         } else if path.extension().is_some_and(|e| e == "rs") {
             out.push_str(&std::fs::read_to_string(&path).unwrap());
@@ -66,4 +70,31 @@ fn every_test_named_in_security_md_exists() {
         |doc| doc.split("### The seccomp policy").next().unwrap_or(doc),
         12,
     );
+}
+
+#[test]
+fn every_test_named_in_compatibility_md_exists() {
+    // Test names sit in the prose as well as the tables.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let doc = std::fs::read_to_string(root.join("docs/compatibility.md")).unwrap();
+    let mut sources = String::new();
+    rust_sources(&root.join("crates"), &mut sources);
+    let named: Vec<&str> = doc
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|word| {
+            word.matches('_').count() >= 3
+                && word
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        })
+        .collect();
+    assert!(named.len() >= 10, "found only {} test names", named.len());
+    for name in named {
+        assert!(
+            sources.contains(&format!("fn {name}(")),
+            "docs/compatibility.md names {name}, which is not a test"
+        );
+    }
 }

@@ -230,9 +230,30 @@ fn node_and_deno_globals_are_absent() {
     let mut session = js();
     assert_eq!(
         session
-            .run("[typeof require, typeof process, typeof Deno, typeof fetch].join(',')")
+            .run("[typeof require, typeof process, typeof Deno, typeof fetch, typeof WebAssembly, typeof window, typeof document].join(',')")
             .unwrap(),
-        s("undefined,undefined,undefined,undefined")
+        s("undefined,undefined,undefined,undefined,undefined,undefined,undefined")
+    );
+}
+
+#[test]
+fn binary_data_crosses_by_its_native_storage_whatever_getters_say() {
+    let mut session = js();
+    let code = "
+        const view = new Uint8Array([1, 2, 3]);
+        Object.defineProperty(view, 'byteLength', { get() { return 1000 } });
+        Object.defineProperty(view, 'buffer', { get() { return new ArrayBuffer(8) } });
+        const typed = Object.getPrototypeOf(Uint8Array.prototype);
+        Object.defineProperty(typed, 'byteOffset', { get() { return 2 }, configurable: true });
+        Object.defineProperty(ArrayBuffer.prototype, 'byteLength', { get() { return 0 }, configurable: true });
+        [view, new Uint8Array([9, 8, 7, 6]).subarray(1, 3), new Uint16Array([258]).buffer]";
+    assert_eq!(
+        session.run(code).unwrap(),
+        Value::List(vec![
+            Value::Bytes(vec![1, 2, 3]),
+            Value::Bytes(vec![8, 7]),
+            Value::Bytes(vec![2, 1]),
+        ])
     );
 }
 
