@@ -86,8 +86,8 @@ pub const MAX_CLOCK_MS: i64 = 8_640_000_000_000_000;
 /// worker's life. A Python worker refuses anything but the default.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct JavaScriptConfig {
-    /// Bytes the engine's heap may hold; past it the feed ends with an
-    /// uncatchable memory error. None: `max_memory`.
+    /// Bytes the engine's heap may hold; past it the worker sends Fatal and
+    /// exits 65. None: `max_memory`.
     pub max_heap_size: Option<u64>,
     /// Live ArrayBuffer bytes; past it allocating one is a catchable RangeError.
     pub max_buffer_bytes: Option<u64>,

@@ -245,6 +245,11 @@ pub fn serve(configured: Configured) -> i32 {
                     functions,
                 };
                 match engine.feed(feed, &link) {
+                    Ok(_) if let Some(message) = engine.poisoned() => {
+                        let mut link = link.borrow_mut();
+                        link.flush_prints();
+                        return fatal(&mut link, alloc::EXIT_MEMORY, message);
+                    }
                     Ok(reply) => reply,
                     Err(_closed) => return 0,
                 }

@@ -13,7 +13,8 @@ pub const MAX_STACK_BYTES: u32 = 128 * 1024 * 1024;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct JavaScriptOptions {
     /// Bytes the engine's heap may hold; past it the feed ends with an
-    /// uncatchable `Error::Memory` and the session lives. Default: `max_memory`.
+    /// uncatchable `Error::Memory` and the worker ends (a heap that ran out
+    /// is not trusted again). Default: `max_memory`.
     pub max_heap_size: Option<u64>,
     /// Live ArrayBuffer bytes; past it allocating one is a catchable
     /// RangeError. Default: a quarter of `max_memory`.

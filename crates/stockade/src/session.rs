@@ -645,6 +645,14 @@ impl Session {
     /// The worker announced a fatal error and is exiting.
     fn fatal(&mut self, message: String) -> Error {
         let exit = self.worker.reap();
+        if exit.code == Some(EXIT_MEMORY) {
+            // A memory limit the engine cannot recover from (the JavaScript
+            // heap): the worker said which, then ended itself.
+            return self.record_lost(Error::Memory {
+                detail: message,
+                worker_died: true,
+            });
+        }
         self.record_lost(Error::Crashed(CrashInfo {
             reason: "the worker stopped with a fatal error".into(),
             exit_code: exit.code,

@@ -21,11 +21,12 @@ fn s(text: &str) -> Value {
 }
 
 #[test]
-fn max_heap_size_ends_the_feed_even_if_the_guest_catches_and_the_session_lives() {
+fn max_heap_size_ends_the_worker_even_if_the_guest_catches_and_the_next_session_works() {
     let mut session = js(JavaScriptOptions {
         max_heap_size: Some(32 * MIB),
         ..Default::default()
     });
+    session.run("globalThis.before = 'set'").unwrap();
     let code = "
         let kept = [];
         try { while (true) kept.push('x'.repeat(1 << 16) + kept.length); }
@@ -34,11 +35,14 @@ fn max_heap_size_ends_the_feed_even_if_the_guest_catches_and_the_session_lives()
     match session.run(code) {
         Err(Error::Memory {
             detail,
-            worker_died: false,
+            worker_died: true,
         }) => assert!(detail.contains("max_heap_size"), "{detail}"),
         other => panic!("expected a heap limit error, got {other:?}"),
     }
-    assert_eq!(session.run("kept = null; 6 * 7").unwrap(), Value::Int(42));
+    // A heap that ran out is not trusted again: the session is lost.
+    assert!(matches!(session.run("before"), Err(Error::Memory { .. })));
+    let mut next = js(JavaScriptOptions::default());
+    assert_eq!(next.run("6 * 7").unwrap(), Value::Int(42));
 }
 
 #[test]

@@ -36,6 +36,13 @@ pub trait Engine {
     /// `link`, and returns the final reply (Complete or Error).
     fn feed(&mut self, feed: Feed, link: &SharedLink) -> Result<Response, Closed>;
 
+    /// Set when the engine cannot be trusted with another feed (its heap
+    /// ran out): the worker sends Fatal with this message and exits 65
+    /// instead of answering.
+    fn poisoned(&self) -> Option<String> {
+        None
+    }
+
     /// Guest execution time consumed so far, in microseconds.
     fn elapsed_us(&self) -> u64;
 

@@ -457,6 +457,17 @@ impl Engine for JavaScriptEngine {
         Ok(reply)
     }
 
+    fn poisoned(&self) -> Option<String> {
+        // QuickJS survives a refused allocation, but a heap that ran out in
+        // the middle of an operation is not trusted with another feed.
+        self.bridge.heap.exhausted().then(|| {
+            format!(
+                "max_heap_size exceeded: the JavaScript heap would pass {} bytes; the worker ended",
+                self.bridge.heap.limit()
+            )
+        })
+    }
+
     fn elapsed_us(&self) -> u64 {
         micros(self.bridge.clock.elapsed())
     }
