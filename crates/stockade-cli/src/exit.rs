@@ -75,7 +75,11 @@ pub fn report(err: &Error) -> i32 {
             eprintln!("stockade: {err}");
             MEMORY_LIMIT
         }
-        Error::Crashed(_) | Error::Disconnected(_) | Error::Protocol(_) => {
+        Error::Crashed(_)
+        | Error::Disconnected(_)
+        | Error::Protocol(_)
+        | Error::Interrupted
+        | Error::Forked { .. } => {
             eprintln!("stockade: {err}");
             CRASHED
         }

@@ -103,6 +103,15 @@ pub enum Error {
     /// The worker rejected a request as malformed or out of turn. The session lives.
     #[error("protocol violation: {0}")]
     Protocol(String),
+    /// The host's interrupt check (`Session::set_interrupt`) asked to stop
+    /// while the session waited on its worker; the worker was killed and the
+    /// session is lost.
+    #[error("interrupted: the worker was killed")]
+    Interrupted,
+    /// The session was made by another process (this one is a fork of it);
+    /// its worker belongs to that process and cannot be used here.
+    #[error("this session belongs to process {owner}; a forked process must start its own")]
+    Forked { owner: u32 },
 }
 
 fn timeout_text(limit: TimeLimit, after: Duration) -> String {
@@ -120,7 +129,8 @@ impl Error {
     /// Whether the session can take no more calls after this error.
     pub fn loses_session(&self) -> bool {
         match self {
-            Error::Crashed(_) | Error::Disconnected(_) => true,
+            Error::Crashed(_) | Error::Disconnected(_) | Error::Interrupted => true,
+            Error::Forked { .. } => true,
             Error::Timeout { limit, .. } => *limit == TimeLimit::RequestTimeout,
             Error::Memory { worker_died, .. } => *worker_died,
             _ => false,

@@ -67,6 +67,9 @@ pub(crate) struct WorkerProcess {
     exit: Option<ExitInfo>,
     read_buf: Box<[u8]>,
     supervisor: Option<Supervisor>,
+    /// The process that started the worker. A forked child inherits this
+    /// value (and the pipes) but must never signal or reap the worker.
+    owner: u32,
 }
 
 fn set_nonblocking(fd: &OwnedFd) -> std::io::Result<()> {
@@ -117,6 +120,7 @@ impl WorkerProcess {
             exit: None,
             read_buf: vec![0u8; 64 * 1024].into_boxed_slice(),
             supervisor: None,
+            owner: std::process::id(),
         })
     }
 
@@ -309,8 +313,27 @@ impl WorkerProcess {
     }
 }
 
+impl WorkerProcess {
+    /// Whether this process started the worker (false in a forked child).
+    pub(crate) fn owned(&self) -> bool {
+        self.owner == std::process::id()
+    }
+
+    /// The process that started the worker.
+    pub(crate) fn owner(&self) -> u32 {
+        self.owner
+    }
+}
+
 impl Drop for WorkerProcess {
     fn drop(&mut self) {
-        self.kill();
+        // In a forked child the worker is the parent's: closing the child's
+        // copies of the pipes is all it may do. The supervisor thread did
+        // not survive the fork, so its handle must not be joined either.
+        if self.owned() {
+            self.kill();
+        } else if let Some(supervisor) = self.supervisor.take() {
+            std::mem::forget(supervisor);
+        }
     }
 }

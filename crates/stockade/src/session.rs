@@ -22,6 +22,11 @@ use crate::supervisor::{SupervisionLimits, Violation, all_threads_filtered, usag
 
 /// Exit status of a worker whose allocator refused an allocation.
 const EXIT_MEMORY: i32 = 65;
+/// How often a waiting session asks its interrupt check.
+const INTERRUPT_POLL: Duration = Duration::from_millis(20);
+
+/// A host's interrupt check; see `Session::set_interrupt`.
+type InterruptFn = dyn FnMut() -> bool + Send;
 /// Exit status of a worker that refused its configuration.
 const EXIT_CONFIG: i32 = 78;
 /// Output past `max_output_bytes` the worker may send in one feed: its
@@ -54,8 +59,12 @@ pub struct Session {
     functions: HashMap<String, HostFunction>,
     #[cfg(feature = "tokio")]
     inflight: Inflight,
+    /// Every host-function name a Feed ever listed: the worker may hold any
+    /// of them as a callable even after the host removed it.
+    listed: std::collections::HashSet<String>,
     globals: HashMap<String, Value>,
     print: Option<Box<PrintFn>>,
+    interrupt: Option<Box<InterruptFn>>,
     /// Guest execution time the worker last reported.
     elapsed: Duration,
     info: WorkerInfo,
@@ -97,8 +106,10 @@ impl Session {
             functions: HashMap::new(),
             #[cfg(feature = "tokio")]
             inflight: Inflight::new(),
+            listed: std::collections::HashSet::new(),
             globals: HashMap::new(),
             print: None,
+            interrupt: None,
             elapsed: Duration::ZERO,
             info: WorkerInfo {
                 protocol_version: 0,
@@ -304,6 +315,20 @@ impl Session {
         );
     }
 
+    /// Removes a host function. A guest that still holds it and calls it
+    /// gets a NameError; returns whether it was registered.
+    pub fn unregister_function(&mut self, name: &str) -> bool {
+        self.functions.remove(name).is_some()
+    }
+
+    /// Polls `check` about every 20 ms while the session waits on its
+    /// worker (not while a host function runs); when it returns true the
+    /// worker is killed and the call returns `Error::Interrupted`. Hosts use
+    /// it to let Ctrl-C end a run.
+    pub fn set_interrupt(&mut self, check: impl FnMut() -> bool + Send + 'static) {
+        self.interrupt = Some(Box::new(check));
+    }
+
     /// The registered host functions' names, in a stable order.
     fn function_names(&self) -> Vec<String> {
         let mut names: Vec<String> = self.functions.keys().cloned().collect();
@@ -338,14 +363,21 @@ impl Session {
         if let Some(err) = &self.lost {
             return Err(err.clone());
         }
+        if !self.worker.owned() {
+            return Err(Error::Forked {
+                owner: self.worker.owner(),
+            });
+        }
         for (name, value) in &inputs {
             check_input(name, value, &self.wire)?;
         }
+        let functions = self.function_names();
+        self.listed.extend(functions.iter().cloned());
         let frame = encode_request(
             &Request::Feed {
                 code: code.to_owned(),
                 inputs,
-                functions: self.function_names(),
+                functions,
             },
             &self.wire,
         )
@@ -361,6 +393,7 @@ impl Session {
     /// Ends the session: asks the worker to exit, then reaps it.
     pub fn close(mut self) {
         if self.lost.is_none()
+            && self.worker.owned()
             && let Ok(frame) = encode_request(&Request::Close, &self.wire)
         {
             let _ = self
@@ -411,9 +444,21 @@ impl Session {
                     ..
                 } => {
                     let Some(function) = self.functions.get_mut(&name) else {
-                        return Err(self.broken(format!(
-                            "the worker called host function {name:?}, which it was never given"
-                        )));
+                        if !self.listed.contains(&name) {
+                            return Err(self.broken(format!(
+                                "the worker called host function {name:?}, which it was never given"
+                            )));
+                        }
+                        let outcome = CallOutcome::Raise(GuestException::new(
+                            "NameError",
+                            &format!("host function {name:?} is no longer available"),
+                        ));
+                        let frame =
+                            encode_request(&Request::Resume { call_id, outcome }, &self.wire)
+                                .map_err(|e| Error::Conversion(e.to_string()))?;
+                        self.send(&frame)?;
+                        deadline = self.deadline();
+                        continue;
                     };
                     calls = calls.saturating_add(1);
                     let args = Args {
@@ -609,8 +654,26 @@ impl Session {
         }
     }
 
+    /// Waits for the worker's next message, polling the interrupt check in
+    /// slices when one is set.
     fn recv(&mut self, deadline: TurnDeadline) -> Result<Response, Error> {
-        match self.worker.recv(Some(deadline.at)) {
+        let received = loop {
+            let Some(check) = &mut self.interrupt else {
+                break self.worker.recv(Some(deadline.at));
+            };
+            let slice = (Instant::now() + INTERRUPT_POLL).min(deadline.at);
+            match self.worker.recv(Some(slice)) {
+                Err(RecvError::Deadline) if slice < deadline.at => {
+                    if check() {
+                        self.worker.kill();
+                        self.lost = Some(Error::Interrupted);
+                        return Err(Error::Interrupted);
+                    }
+                }
+                other => break other,
+            }
+        };
+        match received {
             Ok(response) => Ok(response),
             Err(RecvError::Deadline) if deadline.backstop => {
                 let budget = self.options.limits.max_duration.unwrap_or_default();

@@ -601,3 +601,47 @@ fn name_lookups_count_toward_max_host_calls() {
     }
     assert_eq!(session.run("misses").unwrap(), Value::Int(20));
 }
+
+#[test]
+fn an_interrupt_check_kills_a_running_worker_and_loses_the_session() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let mut session = python();
+    let pid = session.worker_pid();
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    session.set_interrupt(move || flag.load(Ordering::Relaxed));
+    let setter = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        stop.store(true, Ordering::Relaxed);
+    });
+    let started = std::time::Instant::now();
+    assert_eq!(
+        session.run("while True:\n    pass"),
+        Err(Error::Interrupted)
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+    setter.join().unwrap();
+    assert_eq!(session.run("1"), Err(Error::Interrupted));
+    // The worker is gone.
+    assert!(
+        !std::path::Path::new(&format!("/proc/{pid}/status")).exists()
+            || std::fs::read_to_string(format!("/proc/{pid}/status"))
+                .unwrap_or_default()
+                .contains("State:\tZ")
+    );
+}
+
+#[test]
+fn an_unregistered_function_the_guest_still_holds_raises_name_error() {
+    let mut session = python();
+    session.register_function("temp", |_| Ok(Value::Int(1)));
+    session.run("held = temp\nfirst = held()").unwrap();
+    assert!(session.unregister_function("temp"));
+    assert!(!session.unregister_function("temp"));
+    let code = "try:\n    held()\n    r = 'called'\nexcept NameError as e:\n    r = str(e)\nr";
+    assert_eq!(
+        session.run(code).unwrap(),
+        s("host function \"temp\" is no longer available")
+    );
+    assert_eq!(session.run("first").unwrap(), Value::Int(1));
+}
