@@ -183,10 +183,15 @@ fn settled_value<'js>(ctx: &Ctx<'js>, outcome: CallOutcome) -> Result<JsValue<'j
 /// The guest's error object for a host exception: its class when the
 /// guest has one by that name, else Error.
 fn exception_value<'js>(ctx: &Ctx<'js>, exception: &GuestException) -> JsValue<'js> {
+    // Python's name for an unknown name is JavaScript's ReferenceError.
+    let class = match exception.type_name.as_str() {
+        "NameError" => "ReferenceError",
+        other => other,
+    };
     let made = (|| -> rquickjs::Result<JsValue<'js>> {
         let constructor: Function = ctx
             .globals()
-            .get(exception.type_name.as_str())
+            .get(class)
             .or_else(|_| ctx.globals().get("Error"))?;
         constructor.call((exception.message.clone(),))
     })();

@@ -1,0 +1,24 @@
+"""stockade: run code you do not trust (Python or JavaScript, typically
+written by a model) in a supervised, sandboxed worker process, and get its
+result back as Python values.
+
+    import stockade
+
+    with stockade.Sandbox("python", limits=stockade.Limits(max_duration=5)) as sandbox:
+        sandbox.bind_function("lookup", lambda key: {"a": 1}.get(key))
+        print(sandbox.run("lookup('a') + 41"))   # 42
+"""
+
+from ._errors import (ConfigurationError, ConversionError, GuestError, GuestSyntaxError,
+                      MemoryLimitError, ProtocolError, ResultTooLarge, StockadeError,
+                      TimeLimitError, WorkerCrashed)
+from ._native import __version__
+from ._sandbox import AsyncSandbox, ExecutionResult, Limits, Sandbox, run
+from ._values import Cycle, Repr
+
+__all__ = [
+    "AsyncSandbox", "ConfigurationError", "ConversionError", "Cycle", "ExecutionResult",
+    "GuestError", "GuestSyntaxError", "Limits", "MemoryLimitError", "ProtocolError", "Repr",
+    "ResultTooLarge", "Sandbox", "StockadeError", "TimeLimitError", "WorkerCrashed",
+    "__version__", "run",
+]

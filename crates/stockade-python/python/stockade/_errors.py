@@ -1,0 +1,128 @@
+"""The exceptions stockade raises. Every one derives from StockadeError, and
+each message says what happened and what to do about it."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+
+class StockadeError(Exception):
+    """Base class of every stockade error."""
+
+
+class GuestError(StockadeError):
+    """The guest raised an exception it did not catch. The sandbox lives."""
+
+    def __init__(self, message: str, *, type: str = "Exception", guest_message: str = "",
+                 traceback: str = "") -> None:
+        super().__init__(message)
+        self.type = type
+        self.message = guest_message
+        self.traceback = traceback
+
+
+class GuestSyntaxError(GuestError):
+    """The guest code did not parse. The sandbox lives."""
+
+
+class TimeLimitError(StockadeError):
+    """A time limit ran out: `max_duration` (the sandbox stays out of time)
+    or `request_timeout` (the worker was killed and the sandbox is lost)."""
+
+    def __init__(self, message: str, *, limit: str = "", seconds: float = 0.0,
+                 session_lost: bool = False) -> None:
+        super().__init__(message)
+        self.limit = limit
+        self.seconds = seconds
+        self.session_lost = session_lost
+
+
+class MemoryLimitError(StockadeError):
+    """A memory limit stopped the guest; `worker_died` tells whether the
+    sandbox is lost."""
+
+    def __init__(self, message: str, *, detail: str = "", worker_died: bool = False) -> None:
+        super().__init__(message)
+        self.detail = detail
+        self.worker_died = worker_died
+
+
+class WorkerCrashed(StockadeError):
+    """The worker process died or broke the protocol; the sandbox is lost."""
+
+    def __init__(self, message: str, *, exit_code: Optional[int] = None,
+                 signal: Optional[int] = None, timed_out: bool = False,
+                 detail: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+        self.signal = signal
+        self.timed_out = timed_out
+        self.detail = detail
+
+
+class ConversionError(StockadeError, TypeError):
+    """A value cannot cross between host and guest; the message names the
+    path inside the value. The sandbox lives."""
+
+
+class ConfigurationError(StockadeError, ValueError):
+    """An option is invalid, or the worker cannot be found or started."""
+
+
+class ProtocolError(StockadeError):
+    """The worker refused a request as malformed. The sandbox lives."""
+
+
+class ResultTooLarge(StockadeError):
+    """The guest's result is larger than the caller allowed."""
+
+
+_ADVICE = {
+    "guest": "",
+    "syntax": " Fix the code and run it again; the sandbox still works.",
+    "conversion": " Pass only None, bool, int, float, str, bytes, list, tuple, dict, set, "
+                  "frozenset and datetime values, without cycles.",
+    "configuration": " Check the option named above.",
+    "protocol": "",
+    "forked": "",
+    "result_too_large": " Return less, or raise max_result_bytes.",
+}
+
+
+def _time_advice(limit: str) -> str:
+    if limit == "max_duration":
+        return (" The sandbox has used its max_duration of guest time and refuses more"
+                " code; start a new Sandbox, with a larger max_duration if the work needs it.")
+    return " The worker was killed; start a new Sandbox, with a larger request_timeout if needed."
+
+
+def _from_native(kind: str, message: str, fields: dict) -> StockadeError:
+    """Builds the exception for an error from the native layer."""
+    f: dict[str, Any] = dict(fields)
+    if kind in ("guest", "syntax"):
+        cls = GuestSyntaxError if kind == "syntax" else GuestError
+        text = f"{f.get('type', 'Exception')}: {f.get('message', '')}"
+        if kind == "syntax":
+            text = "the guest code has a syntax error: " + text + _ADVICE["syntax"]
+        return cls(text, type=f.get("type", "Exception"), guest_message=f.get("message", ""),
+                   traceback=f.get("traceback", ""))
+    if kind == "time":
+        return TimeLimitError(_sentence(message) + _time_advice(f.get("limit", "")), **f)
+    if kind == "memory":
+        advice = (" The worker was killed; start a new Sandbox, with larger limits if the work needs them."
+                  if f.get("worker_died") else
+                  " The sandbox still works; free memory in the guest or raise max_memory.")
+        return MemoryLimitError(_sentence(message) + advice, **f)
+    if kind == "crashed":
+        return WorkerCrashed(_sentence(message) + " The sandbox is lost; start a new one.", **f)
+    cls = {
+        "conversion": ConversionError,
+        "configuration": ConfigurationError,
+        "protocol": ProtocolError,
+        "result_too_large": ResultTooLarge,
+    }.get(kind, StockadeError)
+    return cls(_sentence(message) + _ADVICE.get(kind, ""))
+
+
+def _sentence(message: str) -> str:
+    return message if message.endswith(".") else message + "."

@@ -1,0 +1,362 @@
+"""Sandbox and AsyncSandbox: one guest session in one supervised worker."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import datetime as _dt
+import inspect
+import os
+from pathlib import Path
+from typing import Any, Callable, Dict, Mapping, Optional, Union
+
+from . import _native
+from ._errors import (ConfigurationError, GuestError, MemoryLimitError, ResultTooLarge,
+                      StockadeError, TimeLimitError, WorkerCrashed)
+
+PrintCallback = Callable[[str, str], Any]
+
+#: Where the package keeps its worker binary.
+WORKER = Path(__file__).resolve().parent / "bin" / "stockade-worker"
+
+#: Bytes of stdout and of stderr `execute` keeps.
+DEFAULT_STREAM_LIMIT = 64 * 1024
+#: Encoded bytes of a result `execute` accepts.
+DEFAULT_RESULT_LIMIT = 1024 * 1024
+
+
+@dataclasses.dataclass(frozen=True)
+class Limits:
+    """Limits enforced in the worker. `None` leaves the default; see
+    docs/limits.md for each one."""
+
+    #: Seconds of guest execution, cumulative across runs (default: none).
+    max_duration: Optional[float] = None
+    #: Bytes of guest heap (default 1 GiB); 0 removes the limit.
+    max_memory: Optional[int] = None
+    #: Deepest guest call stack for Python guests (default 1000).
+    max_recursion_depth: Optional[int] = None
+    #: Bytes of print output one run may send (default 8 MiB).
+    max_output_bytes: Optional[int] = None
+    #: JavaScript: bytes of engine heap (default: max_memory).
+    max_heap_size: Optional[int] = None
+    #: JavaScript: live ArrayBuffer bytes (default: a quarter of max_memory).
+    max_buffer_bytes: Optional[int] = None
+    #: JavaScript: native stack bytes (default 8 MiB).
+    max_stack_bytes: Optional[int] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class ExecutionResult:
+    """What `execute` returns: it never raises for the run's own failure."""
+
+    #: "ok" or "error".
+    status: str
+    stdout: str
+    stderr: str
+    #: The result when status is "ok", else None.
+    result: Any
+    #: The error's message when status is "error".
+    error: Optional[str]
+    #: The guest's exception class, or one of "SyntaxError", "TimeLimit",
+    #: "MemoryLimit", "WorkerCrashed", "ConversionError", "ResultTooLarge".
+    error_type: Optional[str]
+    #: Whether stdout or stderr was cut at the stream limit.
+    truncated: bool
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+_SESSION_KEYS = ("request_timeout", "duration_grace", "write_stall_timeout", "max_threads",
+                 "max_host_calls", "max_inflight_host_calls", "max_host_wait",
+                 "redact_host_errors")
+_JAVASCRIPT_KEYS = ("strict_eval", "web_polyfills", "frozen_clock", "random_seed", "modules")
+
+
+def _options(limits: Optional[Limits], sandbox: str, worker: Optional[Union[str, os.PathLike]],
+             extra: Mapping[str, Any]) -> Dict[str, Any]:
+    unknown = set(extra) - set(_SESSION_KEYS) - set(_JAVASCRIPT_KEYS)
+    if unknown:
+        raise ConfigurationError(
+            f"unknown option {sorted(unknown)[0]!r}; the options are limits=, sandbox=, "
+            f"worker=, {', '.join(_SESSION_KEYS + _JAVASCRIPT_KEYS)}")
+    options: Dict[str, Any] = {"sandbox": sandbox}
+    path = worker if worker is not None else (WORKER if WORKER.exists() else None)
+    if path is not None:
+        options["worker"] = os.fspath(path)
+    if limits is not None:
+        if not isinstance(limits, Limits):
+            raise ConfigurationError("limits= takes a stockade.Limits")
+        options.update({k: v for k, v in dataclasses.asdict(limits).items() if v is not None})
+    for key, value in extra.items():
+        if value is None:
+            continue
+        if key == "frozen_clock" and isinstance(value, _dt.datetime):
+            if value.tzinfo is None:
+                raise ConfigurationError("frozen_clock must be a timezone-aware datetime")
+            value = value.timestamp()
+        options[key] = value
+    return options
+
+
+def _error_type(error: StockadeError) -> str:
+    if isinstance(error, GuestError):
+        return "SyntaxError" if type(error).__name__ == "GuestSyntaxError" else error.type
+    if isinstance(error, TimeLimitError):
+        return "TimeLimit"
+    if isinstance(error, MemoryLimitError):
+        return "MemoryLimit"
+    if isinstance(error, WorkerCrashed):
+        return "WorkerCrashed"
+    return type(error).__name__
+
+
+class _Capture:
+    """Collects guest output up to a limit per stream."""
+
+    def __init__(self, limit: int, also: Optional[PrintCallback]) -> None:
+        self.limit = limit
+        self.also = also
+        self.parts: Dict[str, list] = {"stdout": [], "stderr": []}
+        self.sizes = {"stdout": 0, "stderr": 0}
+        self.truncated = False
+
+    def __call__(self, stream: str, text: str) -> None:
+        room = self.limit - self.sizes[stream]
+        if len(text) > room:
+            self.truncated = True
+            text = text[:max(room, 0)]
+        if text:
+            self.parts[stream].append(text)
+            self.sizes[stream] += len(text)
+        if self.also is not None:
+            self.also(stream, text)
+
+    def text(self, stream: str) -> str:
+        return "".join(self.parts[stream])
+
+
+class _Base:
+    """What Sandbox and AsyncSandbox share: options, the native session,
+    fork detection and host functions."""
+
+    def __init__(self, language: str = "python", *, limits: Optional[Limits] = None,
+                 sandbox: str = "auto", worker: Optional[Union[str, os.PathLike]] = None,
+                 **options: Any) -> None:
+        self.language = language
+        self._options = _options(limits, sandbox, worker, options)
+        self._functions: Dict[str, Callable[..., Any]] = {}
+        self._native: Optional[_native.NativeSession] = None
+        self._pid = os.getpid()
+        self._native = _native.NativeSession(language, self._options)
+
+    def _session(self) -> _native.NativeSession:
+        if self._native is None:
+            raise ConfigurationError("the sandbox is closed")
+        if os.getpid() != self._pid:
+            # A forked child never touches its parent's worker: it starts its
+            # own, with the same options and functions, but none of the state.
+            self._native = _native.NativeSession(self.language, self._options)
+            self._pid = os.getpid()
+            for name, function in self._functions.items():
+                self._register(self._native, name, function)
+        return self._native
+
+    def _register(self, native: _native.NativeSession, name: str,
+                  function: Callable[..., Any]) -> None:
+        native.register(name, function)
+
+    def bind_function(self, name: str, function: Callable[..., Any]) -> None:
+        """Makes `function` callable from the guest as `name` for the
+        sandbox's life. Its exceptions are raised in the guest."""
+        if not callable(function):
+            raise ConfigurationError(f"bind_function({name!r}) needs a callable")
+        self._functions[name] = function
+        self._register(self._session(), name, function)
+
+    @property
+    def sandbox_report(self) -> Dict[str, Any]:
+        """Which OS sandbox layers are in force: mode, applied, missing
+        (layer: reason), notes."""
+        return self._session().sandbox_report
+
+    @property
+    def worker_pid(self) -> int:
+        return self._session().worker_pid
+
+    @property
+    def closed(self) -> bool:
+        return self._native is None
+
+    def close(self) -> None:
+        """Ends the worker. Closing twice does nothing."""
+        native, self._native = self._native, None
+        if native is not None and os.getpid() == self._pid:
+            native.close()
+
+    def _bind_call_functions(self, native: _native.NativeSession,
+                             functions: Optional[Mapping[str, Callable[..., Any]]]) -> list:
+        added = []
+        for name, function in (functions or {}).items():
+            if not callable(function):
+                raise ConfigurationError(f"functions[{name!r}] is not callable")
+            self._register(native, name, function)
+            added.append(name)
+        return added
+
+    def _unbind_call_functions(self, native: _native.NativeSession, added: list) -> None:
+        if native.closed:
+            return
+        for name in added:
+            if name in self._functions:
+                self._register(native, name, self._functions[name])
+            else:
+                native.unregister(name)
+
+
+class Sandbox(_Base):
+    """One guest session (Python or JavaScript) in one sandboxed worker.
+    Globals persist across runs. Use it as a context manager, or call close().
+
+        with stockade.Sandbox() as sandbox:
+            sandbox.run("x = 40")
+            assert sandbox.run("x + 2") == 42
+    """
+
+    def __enter__(self) -> "Sandbox":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _register(self, native: _native.NativeSession, name: str,
+                  function: Callable[..., Any]) -> None:
+        if inspect.iscoroutinefunction(function):
+            raise ConfigurationError(
+                f"{name!r} is a coroutine function; use stockade.AsyncSandbox for async host functions")
+        native.register(name, function)
+
+    def run(self, code: str, *, inputs: Optional[Mapping[str, Any]] = None,
+            functions: Optional[Mapping[str, Callable[..., Any]]] = None,
+            print: Optional[PrintCallback] = None) -> Any:
+        """Runs `code` after binding `inputs` as globals; `functions` are
+        host functions for this run only. Guest output goes to `print(stream,
+        text)`, or to sys.stdout/sys.stderr. Returns the value of the last
+        expression; raises a StockadeError subclass on failure."""
+        return self._run(code, inputs, functions, print, None)
+
+    def _run(self, code: str, inputs: Optional[Mapping[str, Any]],
+             functions: Optional[Mapping[str, Callable[..., Any]]],
+             print: Optional[PrintCallback], max_result_bytes: Optional[int]) -> Any:
+        native = self._session()
+        added = self._bind_call_functions(native, functions)
+        try:
+            return native.run(code, dict(inputs) if inputs else None, print, max_result_bytes)
+        finally:
+            self._unbind_call_functions(native, added)
+
+    def execute(self, code: str, *, inputs: Optional[Mapping[str, Any]] = None,
+                functions: Optional[Mapping[str, Callable[..., Any]]] = None,
+                print: Optional[PrintCallback] = None,
+                max_stream_bytes: int = DEFAULT_STREAM_LIMIT,
+                max_result_bytes: int = DEFAULT_RESULT_LIMIT) -> ExecutionResult:
+        """Like run(), but never raises for the run's own failure: returns an
+        ExecutionResult with the captured output (each stream cut at
+        `max_stream_bytes`) and the result (refused past `max_result_bytes`
+        encoded, as error_type "ResultTooLarge")."""
+        capture = _Capture(max_stream_bytes, print)
+        try:
+            result = self._run(code, inputs, functions, capture, max_result_bytes)
+        except StockadeError as error:
+            return ExecutionResult("error", capture.text("stdout"), capture.text("stderr"),
+                                   None, str(error), _error_type(error), capture.truncated)
+        return ExecutionResult("ok", capture.text("stdout"), capture.text("stderr"), result,
+                               None, None, capture.truncated)
+
+
+class AsyncSandbox(_Base):
+    """Sandbox for asyncio: the same surface, with `await`. Host functions
+    may be coroutine functions; the guest awaits them, several at once.
+
+        async with stockade.AsyncSandbox() as sandbox:
+            sandbox.bind_function("fetch", fetch)
+            await sandbox.run("await fetch('a')")
+    """
+
+    def __init__(self, language: str = "python", **kwargs: Any) -> None:
+        super().__init__(language, **kwargs)
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
+
+    async def __aenter__(self) -> "AsyncSandbox":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Ends the worker without blocking the event loop."""
+        await asyncio.get_running_loop().run_in_executor(None, self.close)
+
+    def _register(self, native: _native.NativeSession, name: str,
+                  function: Callable[..., Any]) -> None:
+        if inspect.iscoroutinefunction(function):
+            loop = self._loop or _running_loop()
+            if loop is None:
+                raise ConfigurationError(
+                    f"bind the coroutine function {name!r} from inside the event loop that runs the sandbox")
+            native.register(name, function, loop)
+        else:
+            native.register(name, function)
+
+    async def run(self, code: str, *, inputs: Optional[Mapping[str, Any]] = None,
+                  functions: Optional[Mapping[str, Callable[..., Any]]] = None,
+                  print: Optional[PrintCallback] = None) -> Any:
+        """As Sandbox.run; the wait happens off the event loop, which stays
+        free to run async host functions."""
+        return await self._run(code, inputs, functions, print, None)
+
+    async def _run(self, code: str, inputs: Optional[Mapping[str, Any]],
+                   functions: Optional[Mapping[str, Callable[..., Any]]],
+                   print: Optional[PrintCallback], max_result_bytes: Optional[int]) -> Any:
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        native = self._session()
+        added = self._bind_call_functions(native, functions)
+        try:
+            return await loop.run_in_executor(
+                None, native.run, code, dict(inputs) if inputs else None, print,
+                max_result_bytes)
+        finally:
+            self._unbind_call_functions(native, added)
+
+    async def execute(self, code: str, *, inputs: Optional[Mapping[str, Any]] = None,
+                      functions: Optional[Mapping[str, Callable[..., Any]]] = None,
+                      print: Optional[PrintCallback] = None,
+                      max_stream_bytes: int = DEFAULT_STREAM_LIMIT,
+                      max_result_bytes: int = DEFAULT_RESULT_LIMIT) -> ExecutionResult:
+        """As Sandbox.execute."""
+        capture = _Capture(max_stream_bytes, print)
+        try:
+            result = await self._run(code, inputs, functions, capture, max_result_bytes)
+        except StockadeError as error:
+            return ExecutionResult("error", capture.text("stdout"), capture.text("stderr"),
+                                   None, str(error), _error_type(error), capture.truncated)
+        return ExecutionResult("ok", capture.text("stdout"), capture.text("stderr"), result,
+                               None, None, capture.truncated)
+
+
+def _running_loop() -> Optional[asyncio.AbstractEventLoop]:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def run(code: str, language: str = "python", *, inputs: Optional[Mapping[str, Any]] = None,
+        functions: Optional[Mapping[str, Callable[..., Any]]] = None,
+        print: Optional[PrintCallback] = None, **options: Any) -> Any:
+    """Runs `code` once in a fresh sandbox and returns its result."""
+    with Sandbox(language, **options) as sandbox:
+        return sandbox.run(code, inputs=inputs, functions=functions, print=print)

@@ -1,0 +1,21 @@
+//! The stockade Python package's native extension: sessions over the host
+//! library (never over an engine), value conversions and host functions.
+//! The Python layer (`python/stockade`) builds the public API on it.
+
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
+mod errors;
+mod functions;
+mod options;
+mod runtime;
+mod session;
+mod values;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<session::NativeSession>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,244 @@
+//! `NativeSession`: one host-library session, driven from Python with the
+//! GIL released while it waits on the worker.
+
+use std::sync::{Arc, Mutex};
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+use stockade::{PrintStream, Session, Value};
+use stockade_wire::{WireLimits, encode_value};
+
+use crate::errors::{conversion, result_too_large, to_pyerr};
+use crate::functions::{async_function, sync_function};
+use crate::options::session_options;
+use crate::runtime::runtime_handle;
+use crate::values::{from_python, quoted, to_python};
+
+#[pyclass(module = "stockade._native")]
+#[derive(Debug)]
+pub struct NativeSession {
+    // A session serves one call at a time; a second thread is refused
+    // rather than blocked (it would hold the GIL the first one needs).
+    session: Mutex<Option<Session>>,
+}
+
+/// Writes guest output to the Python callable, or to sys.stdout/stderr.
+fn print_to(target: Option<Py<PyAny>>) -> impl FnMut(PrintStream, &str) + Send + 'static {
+    move |stream, text| {
+        Python::attach(|py| {
+            let name = match stream {
+                PrintStream::Stdout => "stdout",
+                PrintStream::Stderr => "stderr",
+            };
+            let written = match &target {
+                Some(callback) => callback.call1(py, (name, text)).map(|_| ()),
+                None => py
+                    .import("sys")
+                    .and_then(|sys| sys.getattr(name))
+                    .and_then(|file| file.call_method1("write", (text,)))
+                    .map(|_| ()),
+            };
+            if let Err(err) = written {
+                // A failing print callback must not end the guest's run.
+                err.print(py);
+            }
+        });
+    }
+}
+
+type Guard<'a> = std::sync::MutexGuard<'a, Option<Session>>;
+
+impl NativeSession {
+    /// The session, unless it is closed or busy in another thread.
+    fn lock(&self, py: Python<'_>) -> PyResult<Guard<'_>> {
+        let guard = match self.session.try_lock() {
+            Ok(guard) => guard,
+            Err(std::sync::TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => {
+                return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                    "the sandbox is running code in another thread; use one sandbox per thread",
+                ));
+            }
+        };
+        if guard.is_none() {
+            return Err(crate::errors::configuration(
+                py,
+                "the sandbox is closed".into(),
+            ));
+        }
+        Ok(guard)
+    }
+}
+
+/// The session behind a guard `lock` returned.
+fn open<'a>(guard: &'a mut Guard<'_>) -> PyResult<&'a mut Session> {
+    guard
+        .as_mut()
+        .ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("the sandbox is closed"))
+}
+
+#[pymethods]
+impl NativeSession {
+    #[new]
+    fn new(py: Python<'_>, language: &str, options: &Bound<'_, PyDict>) -> PyResult<Self> {
+        let options = session_options(language, options)?;
+        let session = py
+            .detach(|| Session::new(options))
+            .map_err(|err| to_pyerr(py, err, None))?;
+        Ok(Self {
+            session: Mutex::new(Some(session)),
+        })
+    }
+
+    /// Runs `code` after binding `inputs`; returns the result as Python.
+    #[pyo3(signature = (code, inputs=None, print=None, max_result_bytes=None))]
+    fn run(
+        &self,
+        py: Python<'_>,
+        code: &str,
+        inputs: Option<&Bound<'_, PyDict>>,
+        print: Option<Py<PyAny>>,
+        max_result_bytes: Option<u64>,
+    ) -> PyResult<Py<PyAny>> {
+        let mut bound = Vec::new();
+        if let Some(inputs) = inputs {
+            for (name, value) in inputs.iter() {
+                let name: String = name
+                    .extract()
+                    .map_err(|_| conversion(py, "input names must be str".into()))?;
+                let value = from_python(&value, &format!("inputs[{}]", quoted(&name)))
+                    .map_err(|message| conversion(py, message))?;
+                bound.push((name, value));
+            }
+        }
+        let mut guard = self.lock(py)?;
+        let session = open(&mut guard)?;
+        session.on_print(print_to(print));
+        let interrupted: Arc<Mutex<Option<PyErr>>> = Arc::new(Mutex::new(None));
+        let stash = Arc::clone(&interrupted);
+        session.set_interrupt(move || {
+            Python::attach(|py| match py.check_signals() {
+                Ok(()) => false,
+                Err(err) => {
+                    if let Ok(mut slot) = stash.lock() {
+                        *slot = Some(err);
+                    }
+                    true
+                }
+            })
+        });
+        let code = code.to_owned();
+        let result = py.detach(|| session.run_with_inputs(&code, bound));
+        match result {
+            Ok(value) => {
+                if let Some(cap) = max_result_bytes {
+                    check_result_size(py, &value, cap)?;
+                }
+                to_python(py, value).map(Bound::unbind)
+            }
+            Err(err) => {
+                let interrupt = interrupted.lock().ok().and_then(|mut slot| slot.take());
+                Err(to_pyerr(py, err, interrupt))
+            }
+        }
+    }
+
+    /// Makes `callable` a host function; a coroutine function runs on
+    /// `event_loop` and the guest awaits it.
+    #[pyo3(signature = (name, callable, event_loop=None))]
+    fn register(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        callable: Py<PyAny>,
+        event_loop: Option<Py<PyAny>>,
+    ) -> PyResult<()> {
+        let mut guard = self.lock(py)?;
+        let session = open(&mut guard)?;
+        match event_loop {
+            None => session.register_function(name, sync_function(callable)),
+            Some(event_loop) => session.register_async_function(
+                name,
+                runtime_handle(),
+                async_function(callable, event_loop),
+            ),
+        }
+        Ok(())
+    }
+
+    /// Removes a host function; returns whether it was registered.
+    fn unregister(&self, py: Python<'_>, name: &str) -> PyResult<bool> {
+        let mut guard = self.lock(py)?;
+        Ok(open(&mut guard)?.unregister_function(name))
+    }
+
+    /// Ends the session and its worker; closing twice does nothing.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        let session = match self.lock(py) {
+            Ok(mut guard) => guard.take(),
+            Err(_) if self.closed() => None,
+            Err(err) => return Err(err),
+        };
+        if let Some(session) = session {
+            py.detach(|| session.close());
+        }
+        Ok(())
+    }
+
+    #[getter]
+    fn closed(&self) -> bool {
+        self.session.try_lock().is_ok_and(|guard| guard.is_none())
+    }
+
+    #[getter]
+    fn is_lost(&self, py: Python<'_>) -> PyResult<bool> {
+        let guard = self.lock(py)?;
+        Ok(guard.as_ref().is_none_or(Session::is_lost))
+    }
+
+    #[getter]
+    fn worker_pid(&self, py: Python<'_>) -> PyResult<u32> {
+        let mut guard = self.lock(py)?;
+        Ok(open(&mut guard)?.worker_pid())
+    }
+
+    #[getter]
+    fn engine(&self, py: Python<'_>) -> PyResult<String> {
+        let mut guard = self.lock(py)?;
+        Ok(open(&mut guard)?.worker_info().engine.clone())
+    }
+
+    /// Which sandbox layers are in force: mode, applied, missing, notes.
+    #[getter]
+    fn sandbox_report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let mut guard = self.lock(py)?;
+        let report = open(&mut guard)?.worker_info().sandbox.clone();
+        let dict = PyDict::new(py);
+        let mode = match report.mode {
+            stockade::SandboxMode::Off => "off",
+            stockade::SandboxMode::Auto => "auto",
+            stockade::SandboxMode::Require => "require",
+        };
+        dict.set_item("mode", PyString::new(py, mode))?;
+        dict.set_item("applied", PyList::new(py, report.applied)?)?;
+        let missing = PyDict::new(py);
+        for (layer, reason) in report.missing {
+            missing.set_item(layer, reason)?;
+        }
+        dict.set_item("missing", missing)?;
+        dict.set_item("notes", PyList::new(py, report.extras)?)?;
+        Ok(dict)
+    }
+}
+
+/// Refuses a result whose encoding is larger than `cap` bytes.
+fn check_result_size(py: Python<'_>, value: &Value, cap: u64) -> PyResult<()> {
+    let size = encode_value(value, &WireLimits::default()).map_or(u64::MAX, |b| b.len() as u64);
+    if size > cap {
+        return Err(result_too_large(
+            py,
+            format!("the result is {size} bytes encoded, more than the {cap} allowed"),
+        ));
+    }
+    Ok(())
+}

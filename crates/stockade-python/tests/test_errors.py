@@ -1,0 +1,104 @@
+"""Every exception class, raised by the failure it names, with its fields;
+and execute(), which reports instead of raising."""
+
+import os
+import signal
+
+import pytest
+
+import stockade
+from conftest import code
+
+
+def test_a_guest_exception_is_guest_error_and_the_sandbox_lives(sandbox, language):
+    snippet = code(language, "raise ValueError('bad row')", "throw new TypeError('bad row')")
+    with pytest.raises(stockade.GuestError) as caught:
+        sandbox.run(snippet)
+    error = caught.value
+    assert error.type == code(language, "ValueError", "TypeError")
+    assert error.message == "bad row"
+    assert "bad row" in error.traceback
+    assert sandbox.run("1 + 1") == 2
+
+
+def test_a_syntax_error_is_guest_syntax_error(sandbox, language):
+    with pytest.raises(stockade.GuestSyntaxError, match="syntax error"):
+        sandbox.run(code(language, "def (:", "let = ;"))
+    assert sandbox.run("2") == 2
+
+
+def test_max_duration_is_a_time_limit_error(language):
+    limits = stockade.Limits(max_duration=0.3)
+    with stockade.Sandbox(language, limits=limits) as sandbox:
+        with pytest.raises(stockade.TimeLimitError) as caught:
+            sandbox.run(code(language, "while True:\n    pass", "while (true) {}"))
+        assert caught.value.limit == "max_duration"
+        assert "max_duration" in str(caught.value)
+
+
+def test_request_timeout_is_a_time_limit_error_and_loses_the_sandbox(language):
+    with stockade.Sandbox(language, request_timeout=0.5) as sandbox:
+        with pytest.raises(stockade.TimeLimitError) as caught:
+            sandbox.run(code(language, "while True:\n    pass", "while (true) {}"))
+        assert caught.value.limit == "request_timeout"
+        assert caught.value.session_lost
+
+
+def test_a_memory_limit_is_a_memory_limit_error(language):
+    limits = stockade.Limits(max_memory=64 * 1024 * 1024)
+    with stockade.Sandbox(language, limits=limits) as sandbox:
+        with pytest.raises(stockade.MemoryLimitError):
+            sandbox.run(code(language, "x = [0] * (10 ** 9)",
+                             "const parts = []; while (true) parts.push('x'.repeat(100000));"))
+
+
+def test_a_killed_worker_is_worker_crashed_with_its_signal(sandbox):
+    os.kill(sandbox.worker_pid, signal.SIGKILL)
+    with pytest.raises(stockade.WorkerCrashed) as caught:
+        sandbox.run("1")
+    assert caught.value.signal == signal.SIGKILL
+    assert "start a new one" in str(caught.value)
+
+
+def test_every_error_is_a_stockade_error():
+    for cls in (stockade.GuestError, stockade.GuestSyntaxError, stockade.TimeLimitError,
+                stockade.MemoryLimitError, stockade.WorkerCrashed, stockade.ConversionError,
+                stockade.ConfigurationError, stockade.ResultTooLarge):
+        assert issubclass(cls, stockade.StockadeError)
+
+
+def test_execute_reports_success_with_captured_output(sandbox, language):
+    result = sandbox.execute(code(language, "print('hi')\n6 * 7", "console.log('hi'); 6 * 7"))
+    assert result.ok and result.status == "ok"
+    assert (result.result, result.stdout, result.stderr) == (42, "hi\n", "")
+    assert not result.truncated and result.error is None and result.error_type is None
+
+
+def test_execute_reports_failures_instead_of_raising(sandbox, language):
+    failed = sandbox.execute(code(language, "print('before')\nraise KeyError('k')",
+                                  "console.log('before'); throw new RangeError('k')"))
+    assert failed.status == "error"
+    assert failed.error_type == code(language, "KeyError", "RangeError")
+    assert failed.stdout == "before\n"
+    assert sandbox.execute("(").error_type == "SyntaxError"
+
+
+def test_execute_cuts_each_stream_at_its_limit(sandbox, language):
+    result = sandbox.execute(
+        code(language, "for i in range(1000):\n    print('x' * 99)",
+             "for (let i = 0; i < 1000; i++) console.log('x'.repeat(99))"),
+        max_stream_bytes=1000)
+    assert result.ok and result.truncated
+    assert len(result.stdout) == 1000
+
+
+def test_execute_refuses_a_result_past_the_limit(sandbox, language):
+    result = sandbox.execute(code(language, "'x' * 2000000", "'x'.repeat(2000000)"))
+    assert result.status == "error" and result.error_type == "ResultTooLarge"
+    assert sandbox.execute(code(language, "'x' * 100", "'x'.repeat(100)")).ok
+
+
+def test_execute_reports_time_limits(language):
+    with stockade.Sandbox(language, limits=stockade.Limits(max_duration=0.2)) as sandbox:
+        result = sandbox.execute(code(language, "while True:\n    pass", "while (true) {}"))
+        assert result.error_type == "TimeLimit"

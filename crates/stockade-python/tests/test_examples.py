@@ -1,0 +1,16 @@
+"""The examples run as the README says."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+
+
+def test_agent_tools_example_runs_in_both_languages():
+    done = subprocess.run([sys.executable, str(EXAMPLES / "agent_tools.py")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    for language in ("python", "javascript"):
+        assert f"[{language}] plum: 7 in stock" in done.stdout
+        assert f"{language} result: {{'can_order': ['apple', 'plum'], 'total': 8.75}}" in done.stdout
