@@ -14,3 +14,10 @@ def test_agent_tools_example_runs_in_both_languages():
     for language in ("python", "javascript"):
         assert f"[{language}] plum: 7 in stock" in done.stdout
         assert f"{language} result: {{'can_order': ['apple', 'plum'], 'total': 8.75}}" in done.stdout
+
+
+def test_the_readme_python_example_runs():
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    section = readme.split("## The Python package", 1)[1]
+    snippet = section.split("```python", 1)[1].split("```", 1)[0]
+    exec(compile(snippet, "README.md", "exec"), {})

@@ -1,4 +1,4 @@
-//! Every test the documentation names exists.
+//! Every test the documentation names exists (Rust `fn` or pytest `def`).
 
 use std::path::Path;
 
@@ -8,10 +8,10 @@ fn rust_sources(dir: &Path, out: &mut String) {
         if path.is_dir()
             && path
                 .file_name()
-                .is_some_and(|n| n != "target" && n != "node_modules")
+                .is_some_and(|n| n != "target" && n != "node_modules" && n != "__pycache__")
         {
             rust_sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
+        } else if path.extension().is_some_and(|e| e == "rs" || e == "py") {
             out.push_str(&std::fs::read_to_string(&path).unwrap());
         }
     }
@@ -46,7 +46,7 @@ fn check(doc_name: &str, section: impl Fn(&str) -> &str, at_least: usize) {
     );
     for name in named {
         assert!(
-            sources.contains(&format!("fn {name}(")),
+            sources.contains(&format!("fn {name}(")) || sources.contains(&format!("def {name}(")),
             "docs/{doc_name} names {name}, which is not a test"
         );
     }
@@ -93,7 +93,7 @@ fn every_test_named_in_compatibility_md_exists() {
     assert!(named.len() >= 10, "found only {} test names", named.len());
     for name in named {
         assert!(
-            sources.contains(&format!("fn {name}(")),
+            sources.contains(&format!("fn {name}(")) || sources.contains(&format!("def {name}(")),
             "docs/compatibility.md names {name}, which is not a test"
         );
     }
