@@ -29,9 +29,11 @@ struct Probe {
 }
 
 fn probe(worker: &std::path::Path, mode: SandboxMode) -> Probe {
+    // A probe, not a session anyone will use: no spare worker.
     let options = SessionOptions::new(Language::Python)
         .sandbox(mode)
-        .worker(worker);
+        .worker(worker)
+        .spare(false);
     let outcome = Session::new(options)
         .map(|session| {
             let info = session.worker_info().clone();

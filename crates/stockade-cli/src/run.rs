@@ -235,7 +235,9 @@ pub fn run(args: RunArgs) -> i32 {
             }
         }
     }
+    // One run per process: a spare worker would never be used.
     let mut options = SessionOptions::new(language)
+        .spare(false)
         .javascript(args.javascript.options())
         .sandbox(args.sandbox.mode())
         .request_timeout(args.timeout)

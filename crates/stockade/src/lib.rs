@@ -29,8 +29,10 @@ mod inflight;
 mod javascript_options;
 mod locate;
 mod options;
+mod pool;
 mod process;
 mod session;
+mod spare;
 mod supervisor;
 
 #[cfg(feature = "tokio")]
@@ -40,6 +42,7 @@ pub use host::{Args, HostError, HostResult, REDACTED};
 pub use javascript_options::{JavaScriptOptions, MAX_STACK_BYTES};
 pub use locate::{WORKER_ENV, WORKER_NAME, locate_worker};
 pub use options::{Language, Limits, SandboxMode, SessionOptions};
+pub use pool::{CheckoutOptions, Pool, PoolOptions, PoolStats};
 pub use session::{Session, WorkerInfo};
 pub use stockade_wire::{
     BigInt, Date, DateTime, MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION, PrintStream,

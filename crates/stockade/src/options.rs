@@ -88,6 +88,24 @@ pub struct SessionOptions {
     pub redact_host_errors: bool,
     /// JavaScript-only options (heap, buffers, strict eval, clock, modules...).
     pub javascript: JavaScriptOptions,
+    /// Keep one spare worker with these options started in the background,
+    /// so that the next `Session::new` with the same worker options takes
+    /// it instead of paying a cold start. Default: true.
+    pub spare: bool,
+}
+
+/// The options a worker is started with (or that size its limits): two
+/// sessions with equal keys can use each other's prestarted workers. What
+/// only the parent enforces per turn is left out.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct WorkerKey {
+    language: Language,
+    sandbox: SandboxMode,
+    worker: Option<PathBuf>,
+    limits: Limits,
+    javascript: JavaScriptOptions,
+    cpu_seconds: u64,
+    max_threads: u32,
 }
 
 impl SessionOptions {
@@ -115,6 +133,7 @@ impl SessionOptions {
             max_inflight_host_calls: Self::DEFAULT_MAX_INFLIGHT_HOST_CALLS,
             redact_host_errors: true,
             javascript: JavaScriptOptions::default(),
+            spare: true,
         }
     }
 
@@ -201,6 +220,24 @@ impl SessionOptions {
     pub fn max_threads(mut self, threads: u32) -> Self {
         self.max_threads = threads;
         self
+    }
+
+    /// Whether to keep a spare worker started for the next session.
+    pub fn spare(mut self, keep: bool) -> Self {
+        self.spare = keep;
+        self
+    }
+
+    pub(crate) fn worker_key(&self) -> WorkerKey {
+        WorkerKey {
+            language: self.language,
+            sandbox: self.sandbox,
+            worker: self.worker.clone(),
+            limits: self.limits.clone(),
+            javascript: self.javascript.clone(),
+            cpu_seconds: self.cpu_seconds(),
+            max_threads: self.max_threads,
+        }
     }
 
     pub fn javascript(mut self, options: JavaScriptOptions) -> Self {

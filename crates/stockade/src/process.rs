@@ -323,6 +323,26 @@ impl WorkerProcess {
     pub(crate) fn owner(&self) -> u32 {
         self.owner
     }
+
+    /// Whether the worker still runs (and its supervisor saw nothing
+    /// wrong); a worker found dead is reaped.
+    pub(crate) fn alive(&mut self) -> bool {
+        if self.exit.is_some() || self.violation().is_some() {
+            return false;
+        }
+        match self.child.try_wait() {
+            Ok(None) => true,
+            Ok(Some(status)) => {
+                self.exit = Some(ExitInfo {
+                    code: status.code(),
+                    signal: status.signal(),
+                });
+                self.stop_supervisor();
+                false
+            }
+            Err(_) => false,
+        }
+    }
 }
 
 impl Drop for WorkerProcess {

@@ -18,6 +18,7 @@ use crate::inflight::Inflight;
 use crate::locate::locate_worker;
 use crate::options::{Language, SessionOptions};
 use crate::process::{ExitInfo, RecvError, SendError, WorkerProcess};
+use crate::spare;
 use crate::supervisor::{SupervisionLimits, Violation, all_threads_filtered, usage};
 
 /// Exit status of a worker whose allocator refused an allocation.
@@ -69,6 +70,9 @@ pub struct Session {
     elapsed: Duration,
     info: WorkerInfo,
     wire: WireLimits,
+    /// The worker was started before this session asked for it (a pool's
+    /// or the spare).
+    prestarted: bool,
 }
 
 impl std::fmt::Debug for Session {
@@ -91,8 +95,32 @@ struct TurnDeadline {
 }
 
 impl Session {
-    /// Starts a worker and configures it.
+    /// A session in a worker configured with `options`: the spare worker
+    /// started for the same worker options if one is ready (see
+    /// `SessionOptions::spare`), else a new one.
     pub fn new(options: SessionOptions) -> Result<Self, Error> {
+        options.validate().map_err(Error::Configuration)?;
+        if !options.spare {
+            return Self::start(options);
+        }
+        let key = options.worker_key();
+        let prestarted = spare::take(&key);
+        let session = match prestarted {
+            Some(mut session) => {
+                session.adopt(options.clone());
+                Ok(session)
+            }
+            None => Self::start(options.clone()),
+        };
+        // The next session with these options will find one ready.
+        if session.is_ok() {
+            spare::refill(key, options);
+        }
+        session
+    }
+
+    /// Starts a new worker and configures it: a cold start.
+    pub(crate) fn start(options: SessionOptions) -> Result<Self, Error> {
         options.validate().map_err(Error::Configuration)?;
         let path = locate_worker(options.worker.as_deref())?;
         let wire = WireLimits::default();
@@ -123,6 +151,7 @@ impl Session {
                 },
             },
             wire,
+            prestarted: false,
         };
         session.configure()?;
         session.start_supervision()?;
@@ -278,6 +307,25 @@ impl Session {
     /// Whether the session can take no more calls.
     pub fn is_lost(&self) -> bool {
         self.lost.is_some()
+    }
+
+    /// Whether the worker was started ahead of this session (by a pool or
+    /// as the spare), so the session did not pay a cold start.
+    pub fn prestarted(&self) -> bool {
+        self.prestarted
+    }
+
+    /// Whether the worker still runs and can serve (checked without a
+    /// turn): false once it died, was killed or broke a limit while idle.
+    pub(crate) fn alive(&mut self) -> bool {
+        self.lost.is_none() && self.worker.owned() && self.worker.alive()
+    }
+
+    /// Takes over a prestarted worker with `options`, whose worker key
+    /// matches the one it was started with.
+    pub(crate) fn adopt(&mut self, options: SessionOptions) {
+        self.options = options;
+        self.prestarted = true;
     }
 
     /// Makes `name` callable from the guest for the life of the session.
