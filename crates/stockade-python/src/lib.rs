@@ -7,6 +7,7 @@
 mod errors;
 mod functions;
 mod options;
+mod pool;
 mod runtime;
 mod session;
 mod values;
@@ -16,6 +17,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<session::NativeSession>()?;
+    m.add_class::<pool::NativePool>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

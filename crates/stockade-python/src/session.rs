@@ -49,6 +49,13 @@ fn print_to(target: Option<Py<PyAny>>) -> impl FnMut(PrintStream, &str) + Send +
 type Guard<'a> = std::sync::MutexGuard<'a, Option<Session>>;
 
 impl NativeSession {
+    /// Wraps a session the host library made (a pool's checkout).
+    pub fn from_session(session: Session) -> Self {
+        Self {
+            session: Mutex::new(Some(session)),
+        }
+    }
+
     /// The session, unless it is closed or busy in another thread.
     fn lock(&self, py: Python<'_>) -> PyResult<Guard<'_>> {
         let guard = match self.session.try_lock() {
@@ -200,6 +207,13 @@ impl NativeSession {
     fn worker_pid(&self, py: Python<'_>) -> PyResult<u32> {
         let mut guard = self.lock(py)?;
         Ok(open(&mut guard)?.worker_pid())
+    }
+
+    /// Whether the worker was started ahead of this session (pool or spare).
+    #[getter]
+    fn prestarted(&self, py: Python<'_>) -> PyResult<bool> {
+        let mut guard = self.lock(py)?;
+        Ok(open(&mut guard)?.prestarted())
     }
 
     #[getter]

@@ -13,11 +13,12 @@ from ._errors import (ConfigurationError, ConversionError, GuestError, GuestSynt
                       MemoryLimitError, ProtocolError, ResultTooLarge, StockadeError,
                       TimeLimitError, WorkerCrashed)
 from ._native import __version__
+from ._pool import CHECKOUT_OPTIONS, AsyncPool, Pool
 from ._sandbox import AsyncSandbox, ExecutionResult, Limits, Sandbox, run
 from ._values import Cycle, Repr
 
 __all__ = [
-    "AsyncSandbox", "ConfigurationError", "ConversionError", "Cycle", "ExecutionResult",
+    "AsyncPool", "CHECKOUT_OPTIONS", "Pool", "AsyncSandbox", "ConfigurationError", "ConversionError", "Cycle", "ExecutionResult",
     "GuestError", "GuestSyntaxError", "Limits", "MemoryLimitError", "ProtocolError", "Repr",
     "ResultTooLarge", "Sandbox", "StockadeError", "TimeLimitError", "WorkerCrashed",
     "__version__", "run",

@@ -145,12 +145,26 @@ class _Base:
     def __init__(self, language: str = "python", *, limits: Optional[Limits] = None,
                  sandbox: str = "auto", worker: Optional[Union[str, os.PathLike]] = None,
                  **options: Any) -> None:
+        self._adopt(language, _options(limits, sandbox, worker, options), None)
+
+    def _adopt(self, language: str, options: Dict[str, Any],
+               native: Optional[_native.NativeSession]) -> None:
+        """Sets the sandbox up around `native` (a pool's checkout), or a
+        new session when it is None."""
         self.language = language
-        self._options = _options(limits, sandbox, worker, options)
+        self._options = options
         self._functions: Dict[str, Callable[..., Any]] = {}
-        self._native: Optional[_native.NativeSession] = None
         self._pid = os.getpid()
-        self._native = _native.NativeSession(language, self._options)
+        self._native = native if native is not None else _native.NativeSession(language, options)
+
+    @classmethod
+    def _from_native(cls, language: str, options: Dict[str, Any],
+                     native: _native.NativeSession) -> "_Base":
+        sandbox = cls.__new__(cls)
+        sandbox._adopt(language, options, native)
+        if isinstance(sandbox, AsyncSandbox):
+            sandbox._loop = None
+        return sandbox
 
     def _session(self) -> _native.NativeSession:
         if self._native is None:
@@ -185,6 +199,12 @@ class _Base:
     @property
     def worker_pid(self) -> int:
         return self._session().worker_pid
+
+    @property
+    def prestarted(self) -> bool:
+        """Whether the worker was started ahead of this sandbox (by a pool,
+        or as the spare a previous sandbox left), so it paid no cold start."""
+        return self._session().prestarted
 
     @property
     def closed(self) -> bool:
