@@ -4,6 +4,7 @@
 // Nothing a guest, a worker or a peer controls may reach a panic.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+mod bench;
 mod doctor;
 mod exit;
 mod run;
@@ -22,6 +23,7 @@ struct Cli {
 enum Command {
     Run(run::RunArgs),
     Doctor(doctor::DoctorArgs),
+    Bench(bench::BenchArgs),
 }
 
 fn main() {
@@ -32,6 +34,7 @@ fn main() {
     let code = match cli.command {
         Command::Run(args) => run::run(args),
         Command::Doctor(args) => doctor::doctor(args),
+        Command::Bench(args) => bench::bench(args),
     };
     std::process::exit(code);
 }

@@ -17,6 +17,15 @@ pub enum Lang {
     Javascript,
 }
 
+impl Lang {
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::Python => "python",
+            Lang::Javascript => "javascript",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum Sandbox {
     Require,

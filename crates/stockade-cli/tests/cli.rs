@@ -363,3 +363,18 @@ fn javascript_flags_on_a_python_guest_exit_2() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("NAME=FILE"), "{}", stderr(&output));
 }
+
+#[test]
+fn bench_prints_cold_pooled_warm_and_host_call_figures() {
+    let output = stockade(&["bench", "--samples", "5", "--pool-size", "1"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let table = stdout(&output);
+    for row in [
+        "cold start + first `1 + 1`",
+        "pooled checkout + first `1 + 1`",
+        "warm round trip",
+        "host call from a guest loop",
+    ] {
+        assert!(table.contains(row), "{table}");
+    }
+}

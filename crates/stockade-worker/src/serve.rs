@@ -199,6 +199,7 @@ pub fn serve(configured: Configured) -> i32 {
             }
         },
     };
+    engine.warm_up();
     link.printer = Printer::new(
         config.print_flush_bytes as usize,
         std::time::Duration::from_micros(u64::from(config.print_flush_interval_us)),

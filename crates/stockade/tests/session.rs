@@ -645,3 +645,21 @@ fn an_unregistered_function_the_guest_still_holds_raises_name_error() {
     );
     assert_eq!(session.run("first").unwrap(), Value::Int(1));
 }
+
+#[test]
+fn the_workers_warm_up_leaves_no_state_and_no_guest_time() {
+    for (language, probe) in [
+        (
+            Language::Python,
+            "try:\n    f\n    r = 'leaked'\nexcept NameError:\n    r = 'clean'\nr",
+        ),
+        (
+            Language::JavaScript,
+            "typeof f === 'undefined' ? 'clean' : 'leaked'",
+        ),
+    ] {
+        let mut session = Session::new(SessionOptions::new(language).spare(false)).unwrap();
+        assert_eq!(session.elapsed(), Duration::ZERO);
+        assert_eq!(session.run(probe).unwrap(), s("clean"));
+    }
+}

@@ -36,6 +36,11 @@ pub trait Engine {
     /// `link`, and returns the final reply (Complete or Error).
     fn feed(&mut self, feed: Feed, link: &SharedLink) -> Result<Response, Closed>;
 
+    /// Runs a trivial snippet outside the session before Ready, so the
+    /// first real feed does not pay for faulting in the interpreter's code
+    /// and first allocations. Leaves no state and no guest time behind.
+    fn warm_up(&mut self) {}
+
     /// Set when the engine cannot be trusted with another feed (its heap
     /// ran out): the worker sends Fatal with this message and exits 65
     /// instead of answering.

@@ -180,6 +180,17 @@ fn runtime_error(message: &str) -> MontyException {
 }
 
 impl Engine for PythonEngine {
+    fn warm_up(&mut self) {
+        // A throwaway interpreter: the session's own REPL stays untouched.
+        let repl = MontyRepl::new(
+            "warm_up.py",
+            ResourceTracker::new(ResourceLimits::default()),
+            CompileOptions::default(),
+        );
+        let snippet = "def f(x):\n    return [x, {'k': x}]\nf(1 + 1)";
+        drop(repl.feed_start(snippet, Vec::new(), PrintWriter::Disabled));
+    }
+
     fn feed(&mut self, feed: Feed, shared: &SharedLink) -> Result<Response, Closed> {
         // The interpreter calls back only through this borrow, for the whole feed.
         let mut link = shared.borrow_mut();
