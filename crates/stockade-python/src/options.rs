@@ -20,6 +20,7 @@ const KEYS: &[&str] = &[
     "max_inflight_host_calls",
     "max_host_wait",
     "redact_host_errors",
+    "spare",
     "max_duration",
     "max_memory",
     "max_recursion_depth",
@@ -127,6 +128,9 @@ pub fn session_options(language: &str, dict: &Bound<'_, PyDict>) -> PyResult<Ses
     }
     if let Some(b) = r.get::<bool>("redact_host_errors")? {
         options.redact_host_errors = b;
+    }
+    if let Some(b) = r.get::<bool>("spare")? {
+        options.spare = b;
     }
     options.limits.max_duration = r.seconds("max_duration")?;
     // Absent means the default; the Python layer passes 0 for "no limit".

@@ -38,6 +38,9 @@ pub struct SandboxConfig {
     /// Layers left out on purpose, so tests can attack one layer alone.
     /// Empty in production; never set from the wire.
     pub skip: Vec<Layer>,
+    /// A seccomp policy fingerprint a test-fire already verified on this
+    /// kernel: when the worker's own matches, its test-fire is skipped.
+    pub verified_seccomp: Option<u64>,
 }
 
 impl SandboxConfig {
@@ -47,6 +50,7 @@ impl SandboxConfig {
             mode,
             cpu_seconds,
             skip: Vec::new(),
+            verified_seccomp: None,
         }
     }
 
@@ -89,7 +93,7 @@ pub fn apply(config: &SandboxConfig) -> Result<Report, SandboxError> {
         }
     }
     if config.wants(Layer::Seccomp) {
-        seccomp::install(&mut req)?;
+        seccomp::install(&mut req, config.verified_seccomp)?;
     } else {
         req.unavailable(Layer::Seccomp, LEFT_OUT)?;
     }

@@ -64,6 +64,9 @@ pub struct Report {
     pub missing: Vec<Missing>,
     /// Notes that are neither: facts of this kernel worth knowing.
     pub extras: Vec<String>,
+    /// Fingerprint of the seccomp policy in force (its filters and this
+    /// kernel), once a test-fire has verified it.
+    pub seccomp_policy: Option<u64>,
 }
 
 impl Report {

@@ -44,6 +44,7 @@ pub struct Requirement {
     applied: Vec<Layer>,
     missing: Vec<Missing>,
     extras: Vec<String>,
+    seccomp_policy: Option<u64>,
 }
 
 impl Requirement {
@@ -53,6 +54,7 @@ impl Requirement {
             applied: Vec::new(),
             missing: Vec::new(),
             extras: Vec::new(),
+            seccomp_policy: None,
         }
     }
 
@@ -100,6 +102,12 @@ impl Requirement {
         self.extras.push(extra.into());
     }
 
+    /// Records the fingerprint of the seccomp policy in force, verified by
+    /// a test-fire here or earlier on this kernel.
+    pub fn seccomp_policy(&mut self, fingerprint: u64) {
+        self.seccomp_policy = Some(fingerprint);
+    }
+
     /// Whether every layer so far is in force.
     pub fn complete(&self) -> bool {
         self.missing.is_empty()
@@ -115,6 +123,7 @@ impl Requirement {
             applied: self.applied,
             missing: self.missing,
             extras: self.extras,
+            seccomp_policy: self.seccomp_policy,
         }
     }
 }

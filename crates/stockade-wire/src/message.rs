@@ -198,6 +198,9 @@ pub enum Request {
         sandbox: SandboxMode,
         limits: ConfigureLimits,
         javascript: JavaScriptConfig,
+        /// A seccomp policy fingerprint an earlier worker's Ready reported:
+        /// a worker whose policy matches skips its test-fire.
+        verified_seccomp: Option<u64>,
     },
     /// Run a snippet after binding `inputs` as globals. `functions` names
     /// every host function the guest may call; the worker may install them
@@ -478,6 +481,7 @@ pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>,
             sandbox,
             limits: l,
             javascript,
+            verified_seccomp,
         } => {
             w.u8(tag::CONFIGURE);
             w.u32(*protocol_version);
@@ -501,6 +505,10 @@ pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>,
             })?;
             w.u64(l.max_output_bytes);
             write_javascript_config(&mut w, javascript)?;
+            w.opt(*verified_seccomp, |w, v| {
+                w.u64(v);
+                Ok(())
+            })?;
         }
         Request::Feed {
             code,
@@ -580,6 +588,7 @@ pub fn decode_request(payload: &[u8], limits: &WireLimits) -> Result<Request, De
             let cpu_seconds = r.opt(Reader::u64)?;
             let max_output_bytes = r.u64()?;
             let javascript = read_javascript_config(&mut r)?;
+            let verified_seccomp = r.opt(Reader::u64)?;
             Request::Configure {
                 protocol_version,
                 package_version,
@@ -595,6 +604,7 @@ pub fn decode_request(payload: &[u8], limits: &WireLimits) -> Result<Request, De
                     max_output_bytes,
                 },
                 javascript,
+                verified_seccomp,
             }
         }
         tag::FEED => {

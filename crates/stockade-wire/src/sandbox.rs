@@ -57,6 +57,10 @@ pub struct SandboxReport {
     pub missing: Vec<(String, String)>,
     /// Notes about this kernel worth knowing.
     pub extras: Vec<String>,
+    /// Fingerprint of the seccomp policy in force, verified by a test-fire
+    /// on this kernel; a parent may send it back in later Configures so
+    /// their workers skip the test-fire.
+    pub seccomp_policy: Option<u64>,
 }
 
 impl SandboxReport {
@@ -98,7 +102,11 @@ pub(crate) fn write_report(w: &mut Writer, report: &SandboxReport) -> Result<(),
         note(w, layer)?;
         note(w, reason)
     })?;
-    write_list(w, &report.extras, |w, s| note(w, s))
+    write_list(w, &report.extras, |w, s| note(w, s))?;
+    w.opt(report.seccomp_policy, |w, v| {
+        w.u64(v);
+        Ok(())
+    })
 }
 
 fn read_list<T>(
@@ -126,10 +134,12 @@ pub(crate) fn read_report(r: &mut Reader<'_>) -> Result<SandboxReport, DecodeErr
         ))
     })?;
     let extras = read_list(r, |r| r.str_capped("sandbox note", MAX_NOTE))?;
+    let seccomp_policy = r.opt(Reader::u64)?;
     Ok(SandboxReport {
         mode,
         applied,
         missing,
         extras,
+        seccomp_policy,
     })
 }

@@ -65,6 +65,7 @@ fn wire_report(mode: SandboxMode, report: Report) -> SandboxReport {
             .map(|m| (m.layer.name().to_owned(), m.reason))
             .collect(),
         extras: report.extras,
+        seccomp_policy: report.seccomp_policy,
     }
 }
 
@@ -101,23 +102,25 @@ pub fn configure() -> Result<Configured, i32> {
     if let Err(message) = check_protocol_version(version) {
         return Err(fatal(&mut link, EXIT_PROTOCOL, message));
     }
-    let (language, mode, config, javascript) = match decode_request(&payload, &limits) {
-        Ok(Request::Configure {
-            language,
-            sandbox,
-            limits,
-            javascript,
-            ..
-        }) => (language, sandbox, limits, javascript),
-        Ok(_) => unreachable_configure(),
-        Err(err) => {
-            return Err(fatal(
-                &mut link,
-                EXIT_PROTOCOL,
-                format!("malformed Configure: {err}"),
-            ));
-        }
-    };
+    let (language, mode, config, javascript, verified_seccomp) =
+        match decode_request(&payload, &limits) {
+            Ok(Request::Configure {
+                language,
+                sandbox,
+                limits,
+                javascript,
+                verified_seccomp,
+                ..
+            }) => (language, sandbox, limits, javascript, verified_seccomp),
+            Ok(_) => unreachable_configure(),
+            Err(err) => {
+                return Err(fatal(
+                    &mut link,
+                    EXIT_PROTOCOL,
+                    format!("malformed Configure: {err}"),
+                ));
+            }
+        };
     if language == Language::Python && javascript != JavaScriptConfig::default() {
         return Err(fatal(
             &mut link,
@@ -128,10 +131,9 @@ pub fn configure() -> Result<Configured, i32> {
     }
     // The watchdog's view of /proc must be opened before the sandbox closes it.
     let watchdog = Watchdog::prepare();
-    let report = match stockade_sandbox::apply(&SandboxConfig::new(
-        sandbox_mode(mode),
-        config.cpu_seconds,
-    )) {
+    let mut sandbox_config = SandboxConfig::new(sandbox_mode(mode), config.cpu_seconds);
+    sandbox_config.verified_seccomp = verified_seccomp;
+    let report = match stockade_sandbox::apply(&sandbox_config) {
         Ok(report) => report,
         Err(err) => return Err(fatal(&mut link, EXIT_CONFIG, err.to_string())),
     };

@@ -36,6 +36,7 @@ fn configure(version: u32, language: Language, limits: ConfigureLimits) -> Reque
         sandbox: SandboxMode::Require,
         limits,
         javascript: Default::default(),
+        verified_seccomp: None,
     }
 }
 
@@ -193,6 +194,7 @@ fn a_python_worker_refuses_javascript_options() {
             strict_eval: true,
             ..Default::default()
         },
+        verified_seccomp: None,
     });
     assert!(
         matches!(worker.recv(), Response::Fatal { message } if message.contains("javascript options"))

@@ -26,6 +26,26 @@ const EXIT_MEMORY: i32 = 65;
 /// How often a waiting session asks its interrupt check.
 const INTERRUPT_POLL: Duration = Duration::from_millis(20);
 
+/// The seccomp policy a worker of this process verified with a test-fire;
+/// later workers with the same policy on this kernel skip theirs.
+static VERIFIED_SECCOMP: std::sync::Mutex<Option<u64>> = std::sync::Mutex::new(None);
+
+fn verified_seccomp() -> Option<u64> {
+    *VERIFIED_SECCOMP
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn remember_seccomp(report: &SandboxReport) {
+    if let Some(policy) = report.seccomp_policy
+        && report.applied.iter().any(|layer| layer == "seccomp")
+    {
+        *VERIFIED_SECCOMP
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(policy);
+    }
+}
+
 /// A host's interrupt check; see `Session::set_interrupt`.
 type InterruptFn = dyn FnMut() -> bool + Send;
 /// Exit status of a worker that refused its configuration.
@@ -148,6 +168,7 @@ impl Session {
                     applied: Vec::new(),
                     missing: Vec::new(),
                     extras: Vec::new(),
+                    seccomp_policy: None,
                 },
             },
             wire,
@@ -239,6 +260,7 @@ impl Session {
                     .map_err(Error::Configuration)?,
                 Language::Python => JavaScriptConfig::default(),
             },
+            verified_seccomp: verified_seccomp(),
         };
         let frame = encode_request(&configure, &self.wire)
             .map_err(|e| Error::Configuration(e.to_string()))?;
@@ -251,6 +273,7 @@ impl Session {
                 engine,
                 sandbox,
             } => {
+                remember_seccomp(&sandbox);
                 if sandbox.mode == SandboxMode::Auto && !sandbox.missing.is_empty() {
                     let missing: Vec<String> = sandbox
                         .missing

@@ -46,6 +46,7 @@ fn ready() -> Vec<u8> {
             applied: vec![],
             missing: vec![],
             extras: vec![],
+            seccomp_policy: None,
         },
     })
 }
@@ -287,6 +288,7 @@ fn a_worker_claiming_seccomp_without_it_on_every_thread_is_refused() {
             applied: vec!["seccomp".into()],
             missing: vec![],
             extras: vec![],
+            seccomp_policy: None,
         },
     };
     let bytes = frame(&claims);

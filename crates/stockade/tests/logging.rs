@@ -74,6 +74,7 @@ fn missing_layers_in_auto_mode_are_logged_as_warnings() {
         applied: vec!["rlimits".into()],
         missing: vec![("seccomp".into(), "this kernel has no seccomp".into())],
         extras: vec![],
+        seccomp_policy: None,
     });
     let warnings = Arc::new(Mutex::new(Vec::new()));
     let subscriber = Warnings(Arc::clone(&warnings));

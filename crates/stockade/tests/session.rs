@@ -663,3 +663,25 @@ fn the_workers_warm_up_leaves_no_state_and_no_guest_time() {
         assert_eq!(session.run(probe).unwrap(), s("clean"));
     }
 }
+
+#[test]
+fn a_later_worker_skips_the_seccomp_test_fire_an_earlier_one_verified() {
+    let options = || SessionOptions::new(Language::Python).spare(false);
+    let first = Session::new(options()).unwrap();
+    let policy = first.worker_info().sandbox.seccomp_policy;
+    assert!(policy.is_some(), "{:?}", first.worker_info().sandbox);
+    let mut second = Session::new(options()).unwrap();
+    let report = &second.worker_info().sandbox;
+    assert_eq!(report.seccomp_policy, policy);
+    assert!(report.applied.iter().any(|layer| layer == "seccomp"));
+    assert!(
+        report
+            .extras
+            .iter()
+            .any(|note| note.contains("test-fire skipped")),
+        "{report:?}"
+    );
+    // The host runs no feed unless every worker thread is under seccomp,
+    // so this run shows the filter is in force without the test-fire.
+    assert_eq!(second.run("1 + 1").unwrap(), Value::Int(2));
+}

@@ -71,7 +71,7 @@ class ExecutionResult:
 
 _SESSION_KEYS = ("request_timeout", "duration_grace", "write_stall_timeout", "max_threads",
                  "max_host_calls", "max_inflight_host_calls", "max_host_wait",
-                 "redact_host_errors")
+                 "redact_host_errors", "spare")
 _JAVASCRIPT_KEYS = ("strict_eval", "web_polyfills", "frozen_clock", "random_seed", "modules")
 
 
