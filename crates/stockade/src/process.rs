@@ -270,6 +270,9 @@ impl WorkerProcess {
         }
         let deadline = Instant::now() + REAP_GRACE;
         self.stop_supervisor();
+        // A worker told to close exits within a few hundred microseconds:
+        // poll often at first, then back off.
+        let mut pause = Duration::from_micros(20);
         loop {
             match self.child.try_wait() {
                 Ok(Some(status)) => {
@@ -282,7 +285,8 @@ impl WorkerProcess {
                     return exit;
                 }
                 Ok(None) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(1))
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(1));
                 }
                 _ => return self.kill(),
             }
