@@ -236,20 +236,8 @@ pub fn to_python<'py>(py: Python<'py>, value: Value) -> PyResult<Bound<'py, PyAn
         Value::Float(x) => PyFloat::new(py, x).into_any(),
         Value::Str(s) => PyString::new(py, &s).into_any(),
         Value::Bytes(b) => PyBytes::new(py, &b).into_any(),
-        Value::List(items) => {
-            let items = items
-                .into_iter()
-                .map(|item| to_python(py, item))
-                .collect::<PyResult<Vec<_>>>()?;
-            PyList::new(py, items)?.into_any()
-        }
-        Value::Tuple(items) => {
-            let items = items
-                .into_iter()
-                .map(|item| to_python(py, item))
-                .collect::<PyResult<Vec<_>>>()?;
-            PyTuple::new(py, items)?.into_any()
-        }
+        Value::List(items) => PyList::new(py, all_to_python(py, items)?)?.into_any(),
+        Value::Tuple(items) => PyTuple::new(py, all_to_python(py, items)?)?.into_any(),
         Value::Dict(pairs) => {
             let dict = PyDict::new(py);
             for (key, item) in pairs {
@@ -257,20 +245,8 @@ pub fn to_python<'py>(py: Python<'py>, value: Value) -> PyResult<Bound<'py, PyAn
             }
             dict.into_any()
         }
-        Value::Set(items) => {
-            let items = items
-                .into_iter()
-                .map(|item| to_python(py, item))
-                .collect::<PyResult<Vec<_>>>()?;
-            PySet::new(py, items)?.into_any()
-        }
-        Value::FrozenSet(items) => {
-            let items = items
-                .into_iter()
-                .map(|item| to_python(py, item))
-                .collect::<PyResult<Vec<_>>>()?;
-            PyFrozenSet::new(py, items)?.into_any()
-        }
+        Value::Set(items) => PySet::new(py, all_to_python(py, items)?)?.into_any(),
+        Value::FrozenSet(items) => PyFrozenSet::new(py, all_to_python(py, items)?)?.into_any(),
         Value::Date(d) => py
             .import("datetime")?
             .getattr("date")?
@@ -313,6 +289,10 @@ pub fn to_python<'py>(py: Python<'py>, value: Value) -> PyResult<Bound<'py, PyAn
             .getattr("Cycle")?
             .call1((text,))?,
     })
+}
+
+fn all_to_python(py: Python<'_>, items: Vec<Value>) -> PyResult<Vec<Bound<'_, PyAny>>> {
+    items.into_iter().map(|item| to_python(py, item)).collect()
 }
 
 fn timezone<'py>(py: Python<'py>, offset: Option<i32>) -> PyResult<Bound<'py, PyAny>> {

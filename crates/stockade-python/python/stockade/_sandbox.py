@@ -137,6 +137,14 @@ class _Capture:
     def text(self, stream: str) -> str:
         return "".join(self.parts[stream])
 
+    def succeeded(self, result: Any) -> ExecutionResult:
+        return ExecutionResult("ok", self.text("stdout"), self.text("stderr"), result, None,
+                               None, self.truncated)
+
+    def failed(self, error: StockadeError) -> ExecutionResult:
+        return ExecutionResult("error", self.text("stdout"), self.text("stderr"), None,
+                               str(error), _error_type(error), self.truncated)
+
 
 class _Base:
     """What Sandbox and AsyncSandbox share: options, the native session,
@@ -290,10 +298,8 @@ class Sandbox(_Base):
         try:
             result = self._run(code, inputs, functions, capture, max_result_bytes)
         except StockadeError as error:
-            return ExecutionResult("error", capture.text("stdout"), capture.text("stderr"),
-                                   None, str(error), _error_type(error), capture.truncated)
-        return ExecutionResult("ok", capture.text("stdout"), capture.text("stderr"), result,
-                               None, None, capture.truncated)
+            return capture.failed(error)
+        return capture.succeeded(result)
 
 
 class AsyncSandbox(_Base):
@@ -361,10 +367,8 @@ class AsyncSandbox(_Base):
         try:
             result = await self._run(code, inputs, functions, capture, max_result_bytes)
         except StockadeError as error:
-            return ExecutionResult("error", capture.text("stdout"), capture.text("stderr"),
-                                   None, str(error), _error_type(error), capture.truncated)
-        return ExecutionResult("ok", capture.text("stdout"), capture.text("stderr"), result,
-                               None, None, capture.truncated)
+            return capture.failed(error)
+        return capture.succeeded(result)
 
 
 def _running_loop() -> Optional[asyncio.AbstractEventLoop]:
