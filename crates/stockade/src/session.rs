@@ -123,6 +123,10 @@ impl Session {
         if !options.spare {
             return Self::start(options);
         }
+        // The spare is matched on the binary actually used, so a change of
+        // $STOCKADE_WORKER (or PATH) never hands out an older worker.
+        let worker = locate_worker(options.worker.as_deref())?;
+        let options = options.worker(worker);
         let key = options.worker_key();
         let prestarted = spare::take(&key);
         let session = match prestarted {
