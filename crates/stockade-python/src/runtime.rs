@@ -8,7 +8,7 @@ use tokio::runtime::{Builder, Handle, Runtime};
 static RUNTIME: Mutex<Option<(u32, &'static Runtime)>> = Mutex::new(None);
 
 /// A handle to this process's runtime, started on first use.
-pub fn runtime_handle() -> Handle {
+pub fn runtime_handle() -> std::io::Result<Handle> {
     let pid = std::process::id();
     let mut slot = RUNTIME
         .lock()
@@ -16,7 +16,7 @@ pub fn runtime_handle() -> Handle {
     if let Some((owner, runtime)) = *slot
         && owner == pid
     {
-        return runtime.handle().clone();
+        return Ok(runtime.handle().clone());
     }
     // A runtime inherited through fork has no threads and must not be
     // dropped (that would join them); it is left as it is.
@@ -25,9 +25,8 @@ pub fn runtime_handle() -> Handle {
             .worker_threads(1)
             .thread_name("stockade-host-calls")
             .enable_all()
-            .build()
-            .unwrap_or_else(|err| panic!("cannot start the host-call runtime: {err}")),
+            .build()?,
     ));
     *slot = Some((pid, runtime));
-    runtime.handle().clone()
+    Ok(runtime.handle().clone())
 }

@@ -164,11 +164,18 @@ impl NativeSession {
         let session = open(&mut guard)?;
         match event_loop {
             None => session.register_function(name, sync_function(callable)),
-            Some(event_loop) => session.register_async_function(
-                name,
-                runtime_handle(),
-                async_function(callable, event_loop),
-            ),
+            Some(event_loop) => {
+                let runtime = runtime_handle().map_err(|err| {
+                    pyo3::exceptions::PyRuntimeError::new_err(format!(
+                        "cannot start the runtime for async host functions: {err}"
+                    ))
+                })?;
+                session.register_async_function(
+                    name,
+                    runtime,
+                    async_function(callable, event_loop),
+                );
+            }
         }
         Ok(())
     }
