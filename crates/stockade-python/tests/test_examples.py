@@ -16,6 +16,14 @@ def test_agent_tools_example_runs_in_both_languages():
         assert f"{language} result: {{'can_order': ['apple', 'plum'], 'total': 8.75}}" in done.stdout
 
 
+def test_run_hello_runs_the_hello_guest_from_python():
+    done = subprocess.run([sys.executable, str(EXAMPLES / "run_hello.py")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "Hello, stockade!" in done.stdout and "result: 55" in done.stdout
+    assert "seccomp" in done.stdout
+
+
 def test_the_readme_python_example_runs():
     readme = (EXAMPLES.parent / "README.md").read_text()
     section = readme.split("## The Python package", 1)[1]
