@@ -11,7 +11,9 @@ use tokio::sync::oneshot;
 
 use crate::values::{from_python, to_python};
 
-/// The exception a Python host function raised, for the guest.
+/// The exception a Python host function raised, for the guest. Ctrl-C in a
+/// host function is the user's, not the guest's: the interrupt is raised
+/// again so the session's interrupt check ends the run and kills the worker.
 fn host_error(py: Python<'_>, err: PyErr) -> HostError {
     let type_name = err
         .get_type(py)
@@ -23,6 +25,13 @@ fn host_error(py: Python<'_>, err: PyErr) -> HostError {
         .str()
         .map(|s| s.to_string())
         .unwrap_or_default();
+    if err.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+        // Last, so that no Python code runs (and takes the signal) before
+        // the interrupt check does.
+        // SAFETY: PyErr_SetInterrupt only marks SIGINT as pending for the
+        // interpreter; it is safe to call with the GIL held.
+        unsafe { pyo3::ffi::PyErr_SetInterrupt() };
+    }
     HostError::new(&type_name, message)
 }
 

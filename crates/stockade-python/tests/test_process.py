@@ -118,3 +118,23 @@ def test_a_forked_child_starts_its_own_worker_and_leaves_the_parents_alone(langu
         # The parent's sandbox and worker are untouched.
         assert sandbox.worker_pid == parent_worker
         assert sandbox.run("kept") == 1
+
+
+def test_ctrl_c_inside_a_host_function_ends_the_run_too(language):
+    def slow():
+        time.sleep(5)
+        return 1
+
+    with stockade.Sandbox(language) as sandbox:
+        sandbox.bind_function("slow", slow)
+        timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+        timer.start()
+        started = time.monotonic()
+        # The guest catches everything it can; the interrupt is not its to catch.
+        snippet = code(language,
+                       "try:\n    slow()\nexcept BaseException:\n    pass\nwhile True:\n    pass",
+                       "try { slow() } catch (e) {} while (true) {}")
+        with pytest.raises(KeyboardInterrupt):
+            sandbox.run(snippet)
+        assert time.monotonic() - started < 5
+        timer.join()
