@@ -16,9 +16,6 @@ struct Case {
     /// Whether the library generates code from strings (so strict eval
     /// must refuse it with an EvalError).
     needs_eval: bool,
-    /// A library that cannot work in this engine: the error it must fail
-    /// with, in both modes (docs/compatibility.md says why).
-    fails_with: Option<&'static str>,
 }
 
 const CASES: &[Case] = &[
@@ -27,99 +24,84 @@ const CASES: &[Case] = &[
         check: "JSON.stringify([lodash.chain([3, 1, 2]).sortBy().map((x) => x * 2).value(), lodash.groupBy(['one', 'two', 'three'], 'length')])",
         expected: r#"[[2,4,6],{"3":["one","two"],"5":["three"]}]"#,
         needs_eval: false,
-        fails_with: None,
     },
     Case {
         bundle: "d3",
         check: "const s = d3.scaleLinear().domain([0, 10]).range([0, 100]); JSON.stringify([s(2.5), d3.extent([3, 1, 4, 1, 5]), d3.mean([1, 2, 3, 4]), d3.line()([[0, 0], [1, 1], [2, 0]]), d3.arc()({innerRadius: 0, outerRadius: 10, startAngle: 0, endAngle: Math.PI / 2})])",
         expected: r#"[25,[1,5],2.5,"M0,0L1,1L2,0","M0,-10A10,10,0,0,1,10,0L0,0Z"]"#,
         needs_eval: false,
-        fails_with: None,
     },
     Case {
         bundle: "dagre",
         check: "const g = new dagre.graphlib.Graph(); g.setGraph({}); g.setDefaultEdgeLabel(() => ({})); for (const n of ['a', 'b', 'c']) g.setNode(n, {width: 50, height: 20}); g.setEdge('a', 'b'); g.setEdge('a', 'c'); dagre.layout(g); const [a, b, c] = ['a', 'b', 'c'].map((n) => g.node(n)); JSON.stringify([a.y < b.y, b.y === c.y, b.x !== c.x, g.edge('a', 'b').points.length > 1])",
         expected: "[true,true,true,true]",
         needs_eval: false,
-        fails_with: None,
     },
     Case {
         bundle: "turf",
         check: "const square = turf.polygon([[[0, 0], [0, 1], [1, 1], [1, 0], [0, 0]]]); JSON.stringify([Math.round(turf.area(square) / 1e6), Math.round(turf.distance(turf.point([0, 0]), turf.point([0, 1]))), turf.centroid(square).geometry.coordinates, turf.booleanPointInPolygon(turf.point([0.5, 0.5]), square)])",
         expected: "[12364,111,[0.5,0.5],true]",
         needs_eval: false,
-        fails_with: None,
     },
     Case {
         bundle: "mathjs",
         check: "JSON.stringify([math.evaluate('sqrt(3^2 + 4^2)'), math.format(math.add(math.fraction(1, 3), math.fraction(1, 6))), math.multiply([[1, 2], [3, 4]], [[5], [6]]), math.evaluate('5 cm + 2 inch to mm').toString()])",
         expected: r#"[5,"1/2",[[17],[39]],"100.8 mm"]"#,
         needs_eval: false,
-        fails_with: None,
     },
     Case {
         bundle: "dateFns",
         check: "const start = new Date(Date.UTC(2024, 0, 31)); JSON.stringify([dateFns.format(dateFns.addDays(start, 30), 'yyyy-MM-dd'), dateFns.differenceInCalendarDays(new Date(Date.UTC(2024, 11, 25)), start), dateFns.isLeapYear(start), dateFns.formatISO(dateFns.addMonths(start, 1), {representation: 'date'})])",
         expected: r#"["2024-03-01",329,true,"2024-02-29"]"#,
         needs_eval: false,
-        fails_with: None,
     },
     Case {
         bundle: "zod",
         check: "const User = z.object({name: z.string().min(1), age: z.number().int().min(0), tags: z.array(z.string()).default([])}); const good = User.safeParse({name: 'ada', age: 36}); const bad = User.safeParse({name: '', age: -1}); JSON.stringify([good.success, good.data, bad.success, bad.error.issues.map((i) => i.path.join('.'))])",
         expected: r#"[true,{"name":"ada","age":36,"tags":[]},false,["name","age"]]"#,
         needs_eval: false,
-        fails_with: None,
     },
     Case {
         bundle: "ajv",
         check: "const ajv = new Ajv(); const validate = ajv.compile({type: 'object', properties: {n: {type: 'integer', minimum: 1}}, required: ['n']}); JSON.stringify([validate({n: 2}), validate({n: 0}), validate({})])",
         expected: "[true,false,false]",
         needs_eval: true,
-        fails_with: None,
     },
     Case {
         bundle: "yaml",
         check: "JSON.stringify([YAML.parse('a: 1\\nb: [x, y]\\nc:\\n  d: true\\n'), YAML.stringify({k: [1, 2]})])",
         expected: r#"[{"a":1,"b":["x","y"],"c":{"d":true}},"k:\n  - 1\n  - 2\n"]"#,
         needs_eval: false,
-        fails_with: None,
     },
     Case {
         bundle: "marked",
         check: "JSON.stringify(marked.parse('# Title\\n\\nSome *emphasis* and `code`.\\n\\n- one\\n- two\\n'))",
         expected: r#""<h1>Title</h1>\n<p>Some <em>emphasis</em> and <code>code</code>.</p>\n<ul>\n<li>one</li>\n<li>two</li>\n</ul>\n""#,
         needs_eval: false,
-        fails_with: None,
     },
     Case {
         bundle: "handlebars",
         check: "const t = Handlebars.compile('Hello {{name}}! {{#each items}}[{{this}}]{{/each}}'); JSON.stringify(t({name: '<W>', items: [1, 2]}))",
         expected: r#""Hello &lt;W&gt;! [1][2]""#,
         needs_eval: true,
-        fails_with: None,
     },
     Case {
         bundle: "decimal",
         check: "JSON.stringify([new Decimal('0.1').plus('0.2').toString(), new Decimal(2).sqrt().toFixed(20), new Decimal('1e-30').times('3').toString()])",
         expected: r#"["0.3","1.41421356237309504880","3e-30"]"#,
         needs_eval: false,
-        fails_with: None,
     },
     Case {
         bundle: "luxon",
-        check: "const d = luxon.DateTime.fromISO('2024-02-29T12:00:00Z', {zone: 'utc'}); JSON.stringify([d.plus({years: 1}).toISODate(), d.startOf('week').toISODate(), luxon.Duration.fromObject({hours: 36}).shiftTo('days', 'hours').toObject(), d.toMillis()])",
-        expected: r#"["2025-02-28","2024-02-26",{"days":1,"hours":12},1709208000000]"#,
+        check: "const d = luxon.DateTime.fromISO('2024-02-29T12:00:00Z', {zone: 'utc'}); JSON.stringify([d.plus({years: 1}).toISODate(), d.startOf('week').toISODate(), luxon.Duration.fromObject({hours: 36}).shiftTo('days', 'hours').toObject(), d.toMillis(), d.toFormat('yyyy LLL dd'), d.toLocaleString(luxon.DateTime.DATE_MED)])",
+        expected: r#"["2025-02-28","2024-02-26",{"days":1,"hours":12},1709208000000,"2024 Feb 29","Feb 29, 2024"]"#,
         needs_eval: false,
-        // Luxon needs the Intl API for zones and locales; QuickJS has none.
-        fails_with: Some("Intl is not defined"),
     },
     Case {
         bundle: "echarts",
         check: "const chart = echarts.init(null, null, {renderer: 'svg', ssr: true, width: 400, height: 300}); chart.setOption({animation: false, xAxis: {type: 'category', data: ['a', 'b', 'c']}, yAxis: {type: 'value'}, series: [{type: 'bar', data: [1, 3, 2]}]}); const svg = chart.renderToSVGString(); chart.dispose(); JSON.stringify([svg.startsWith('<svg'), svg.trimEnd().endsWith('</svg>'), (svg.match(/<path/g) || []).length >= 3, svg.includes('width=\"400\"')])",
         expected: "[true,true,true,true]",
         needs_eval: false,
-        fails_with: None,
     },
 ];
 
@@ -152,17 +134,16 @@ fn check_all(strict_eval: bool) {
     for case in CASES {
         let outcome = run_case(case, strict_eval);
         let refused = strict_eval && case.needs_eval;
-        let ok = match (&outcome, refused, case.fails_with) {
-            (Err(Error::Guest(guest)), _, Some(message)) => guest.message.contains(message),
-            (Ok(Value::Str(got)), false, None) => got == case.expected,
-            (Err(Error::Guest(guest)), true, None) => guest.type_name == "EvalError",
+        let ok = match (&outcome, refused) {
+            (Ok(Value::Str(got)), false) => got == case.expected,
+            (Err(Error::Guest(guest)), true) => guest.type_name == "EvalError",
             _ => false,
         };
         if !ok {
-            let wanted = match (refused, case.fails_with) {
-                (_, Some(message)) => format!("an error saying {message:?}"),
-                (true, None) => "an EvalError".to_owned(),
-                (false, None) => case.expected.to_owned(),
+            let wanted = if refused {
+                "an EvalError".to_owned()
+            } else {
+                case.expected.to_owned()
             };
             failures.push(format!(
                 "{} (strict_eval {strict_eval}): expected {wanted}, got {outcome:?}",

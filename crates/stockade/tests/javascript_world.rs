@@ -334,13 +334,52 @@ fn polyfills_cover_text_base64_clone_events_abort_and_blob() {
 }
 
 #[test]
+fn polyfill_intl_formats_in_english_and_refuses_other_time_zones() {
+    let mut session = polyfilled();
+    let code = r#"
+        let zone;
+        try { new Intl.DateTimeFormat('en-US', { timeZone: 'Europe/Paris' }); }
+        catch (e) { zone = e.name; }
+        [new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(1234.5),
+         new Intl.NumberFormat().format(1234567.891),
+         new Intl.NumberFormat('de-DE', { style: 'percent' }).format(0.256),
+         new Intl.DateTimeFormat('en-US', { dateStyle: 'medium' }).format(new Date(0)),
+         new Intl.DateTimeFormat().resolvedOptions().timeZone,
+         new Intl.PluralRules('en', { type: 'ordinal' }).select(22),
+         new Intl.ListFormat().format(['a', 'b', 'c']),
+         new Intl.RelativeTimeFormat('en', { numeric: 'auto' }).format(-1, 'day'),
+         ['b10', 'b2', 'a'].sort(new Intl.Collator(undefined, { numeric: true }).compare),
+         zone]"#;
+    assert_eq!(
+        session.run(code).unwrap(),
+        Value::List(vec![
+            s("$1,234.50"),
+            s("1,234,567.891"),
+            s("26%"),
+            s("Jan 1, 1970"),
+            s("UTC"),
+            s("two"),
+            s("a, b, and c"),
+            s("yesterday"),
+            Value::List(vec![s("a"), s("b2"), s("b10")]),
+            s("RangeError"),
+        ])
+    );
+}
+
+#[test]
 fn without_polyfills_there_are_no_timers() {
     let mut session = js_with(JavaScriptOptions::default());
     assert_eq!(
         session
-            .run("[typeof setTimeout, typeof TextEncoder, typeof structuredClone]")
+            .run("[typeof setTimeout, typeof TextEncoder, typeof structuredClone, typeof Intl]")
             .unwrap(),
-        Value::List(vec![s("undefined"), s("undefined"), s("undefined")])
+        Value::List(vec![
+            s("undefined"),
+            s("undefined"),
+            s("undefined"),
+            s("undefined")
+        ])
     );
 }
 

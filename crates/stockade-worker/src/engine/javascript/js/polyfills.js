@@ -1,7 +1,7 @@
 // Opt-in web polyfills, written for stockade: timers on virtual time,
 // queueMicrotask, TextEncoder/TextDecoder, atob/btoa, structuredClone,
 // Event/EventTarget, AbortController/AbortSignal, DOMException, a minimal
-// Blob, and `self`. No window or document. Evaluates to a function the worker
+// Blob, `self`, and a small English, UTC-only Intl. No window or document. Evaluates to a function the worker
 // calls once; it returns the timer driver the worker's event loop uses.
 (maxTimerCallbacks) => {
   const define = (name, value) => {
@@ -387,6 +387,217 @@
   }
   define('AbortSignal', AbortSignal);
   define('AbortController', AbortController);
+
+
+  // --- Intl (English, UTC) ----------------------------------------------
+  // QuickJS has no Intl. This is a small one: the en-US locale and the UTC
+  // time zone only, enough for libraries that ask for the system locale
+  // and zone, and for common number, date, plural, list and relative-time
+  // formatting. Another locale falls back to en-US, as engines do for a
+  // locale they lack; another time zone is a RangeError.
+  if (typeof globalThis.Intl === 'undefined') {
+    const LOCALE = 'en-US';
+    const locales = () => [LOCALE];
+    const zoneOf = (zone) => {
+      if (zone === undefined) return 'UTC';
+      const name = String(zone);
+      if (/^(utc|etc\/utc|gmt|etc\/gmt|z)$/i.test(name)) return 'UTC';
+      throw new RangeError(`Invalid time zone specified: ${name} (only UTC is available)`);
+    };
+    const group = (digits) => digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+    const CURRENCY = { USD: '$', EUR: '€', GBP: '£', JPY: '¥', INR: '₹', CNY: 'CN¥' };
+    class NumberFormat {
+      #o;
+      constructor(_locales, options = {}) {
+        const style = options.style || 'decimal';
+        if (style === 'currency' && !options.currency) {
+          throw new TypeError('Currency code is required with currency style.');
+        }
+        const currencyDigits = style === 'currency' ? (options.currency === 'JPY' ? 0 : 2) : 0;
+        const min = options.minimumFractionDigits ?? currencyDigits;
+        const max = Math.max(min, options.maximumFractionDigits ?? (style === 'percent' ? Math.max(min, 0) : Math.max(min, style === 'currency' ? currencyDigits : 3)));
+        this.#o = {
+          locale: LOCALE, numberingSystem: 'latn', style, currency: options.currency && String(options.currency).toUpperCase(),
+          minimumIntegerDigits: options.minimumIntegerDigits ?? 1,
+          minimumFractionDigits: min, maximumFractionDigits: max,
+          useGrouping: options.useGrouping ?? true, notation: options.notation || 'standard',
+          signDisplay: options.signDisplay || 'auto',
+        };
+      }
+      resolvedOptions() { return { ...this.#o }; }
+      format(value) {
+        const o = this.#o;
+        let n = typeof value === 'bigint' ? Number(value) : Number(value);
+        if (Number.isNaN(n)) return 'NaN';
+        if (o.style === 'percent') n *= 100;
+        const negative = n < 0 || Object.is(n, -0) && o.signDisplay !== 'auto';
+        if (!Number.isFinite(n)) return (negative ? '-' : '') + '∞';
+        let text = Math.abs(n).toFixed(o.maximumFractionDigits);
+        if (o.maximumFractionDigits > o.minimumFractionDigits) {
+          text = text.replace(/0+$/, (zeros) => zeros.slice(0, Math.max(0,
+            o.minimumFractionDigits - (text.length - text.indexOf('.') - 1 - zeros.length))));
+          text = text.replace(/\.$/, '');
+        }
+        let [whole, fraction] = text.split('.');
+        whole = whole.padStart(o.minimumIntegerDigits, '0');
+        if (o.useGrouping) whole = group(whole);
+        let body = fraction ? `${whole}.${fraction}` : whole;
+        if (o.style === 'percent') body += '%';
+        if (o.style === 'currency') body = (CURRENCY[o.currency] || `${o.currency} `) + body;
+        const sign = negative && Number(text) !== 0 ? '-' : (o.signDisplay === 'always' ? '+' : '');
+        return sign + body;
+      }
+      formatToParts(value) { return [{ type: 'literal', value: this.format(value) }]; }
+      static supportedLocalesOf() { return locales(); }
+    }
+    const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August',
+      'September', 'October', 'November', 'December'];
+    const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+    const two = (n) => String(n).padStart(2, '0');
+    class DateTimeFormat {
+      #o;
+      constructor(_locales, options = {}) {
+        const fields = ['weekday', 'era', 'year', 'month', 'day', 'hour', 'minute', 'second',
+          'timeZoneName', 'fractionalSecondDigits'];
+        const o = { locale: LOCALE, calendar: 'gregory', numberingSystem: 'latn',
+          timeZone: zoneOf(options.timeZone) };
+        for (const field of fields) if (options[field] !== undefined) o[field] = options[field];
+        if (options.dateStyle) o.dateStyle = options.dateStyle;
+        if (options.timeStyle) o.timeStyle = options.timeStyle;
+        const any = fields.some((f) => o[f] !== undefined) || o.dateStyle || o.timeStyle;
+        if (!any) { o.year = 'numeric'; o.month = 'numeric'; o.day = 'numeric'; }
+        if (o.hour !== undefined) { o.hourCycle = options.hour12 === false ? 'h23' : 'h12'; o.hour12 = o.hourCycle === 'h12'; }
+        this.#o = o;
+      }
+      resolvedOptions() { return { ...this.#o }; }
+      formatToParts(date = Date.now()) {
+        const d = new Date(typeof date === 'number' ? date : Number(date));
+        if (Number.isNaN(d.getTime())) throw new RangeError('Invalid time value');
+        const o = this.#o;
+        const parts = [];
+        const push = (type, value) => { if (parts.length && type !== 'literal' && parts[parts.length - 1].type !== 'literal') parts.push({ type: 'literal', value: ' ' }); parts.push({ type, value }); };
+        const lit = (value) => parts.push({ type: 'literal', value });
+        const style = o.dateStyle;
+        if (style === 'full' || style === 'long' || style === 'medium') {
+          if (style === 'full') { push('weekday', DAYS[d.getUTCDay()]); lit(', '); }
+          push('month', style === 'medium' ? MONTHS[d.getUTCMonth()].slice(0, 3) : MONTHS[d.getUTCMonth()]);
+          lit(' '); push('day', String(d.getUTCDate())); lit(', '); push('year', String(d.getUTCFullYear()));
+        } else if (style === 'short' || (!style && (o.year || o.month || o.day))) {
+          const textual = o.month === 'long' || o.month === 'short' || o.month === 'narrow';
+          if (o.weekday) { push('weekday', o.weekday === 'long' ? DAYS[d.getUTCDay()] : DAYS[d.getUTCDay()].slice(0, 3)); lit(', '); }
+          if (textual) {
+            const name = MONTHS[d.getUTCMonth()];
+            push('month', o.month === 'long' ? name : o.month === 'short' ? name.slice(0, 3) : name[0]);
+            if (o.day) { lit(' '); push('day', String(d.getUTCDate())); }
+            if (o.year) { lit(o.day ? ', ' : ' '); push('year', String(d.getUTCFullYear())); }
+          } else {
+            const items = [];
+            if (o.month || style) items.push(['month', o.month === '2-digit' ? two(d.getUTCMonth() + 1) : String(d.getUTCMonth() + 1)]);
+            if (o.day || style) items.push(['day', o.day === '2-digit' ? two(d.getUTCDate()) : String(d.getUTCDate())]);
+            if (o.year || style) items.push(['year', o.year === '2-digit' || style === 'short' ? two(d.getUTCFullYear() % 100) : String(d.getUTCFullYear())]);
+            items.forEach(([type, value], i) => { if (i) lit('/'); parts.push({ type, value }); });
+          }
+        }
+        const timeStyle = o.timeStyle;
+        if (o.hour !== undefined || timeStyle) {
+          if (parts.length) lit(', ');
+          const h = d.getUTCHours();
+          const h12 = o.hourCycle !== 'h23';
+          parts.push({ type: 'hour', value: h12 ? String(h % 12 || 12) : two(h) });
+          if (o.minute !== undefined || timeStyle) { lit(':'); parts.push({ type: 'minute', value: two(d.getUTCMinutes()) }); }
+          if (o.second !== undefined || timeStyle === 'medium' || timeStyle === 'long' || timeStyle === 'full') { lit(':'); parts.push({ type: 'second', value: two(d.getUTCSeconds()) }); }
+          if (h12) { lit(' '); parts.push({ type: 'dayPeriod', value: h < 12 ? 'AM' : 'PM' }); }
+          if (o.timeZoneName || timeStyle === 'long' || timeStyle === 'full') { lit(' '); parts.push({ type: 'timeZoneName', value: 'UTC' }); }
+        }
+        return parts;
+      }
+      format(date) { return this.formatToParts(date).map((p) => p.value).join(''); }
+      static supportedLocalesOf() { return locales(); }
+    }
+    class PluralRules {
+      #type;
+      constructor(_locales, options = {}) { this.#type = options.type || 'cardinal'; }
+      select(n) {
+        n = Math.abs(Number(n));
+        if (this.#type === 'ordinal') {
+          const ten = n % 10, hundred = n % 100;
+          if (ten === 1 && hundred !== 11) return 'one';
+          if (ten === 2 && hundred !== 12) return 'two';
+          if (ten === 3 && hundred !== 13) return 'few';
+          return 'other';
+        }
+        return n === 1 ? 'one' : 'other';
+      }
+      resolvedOptions() { return { locale: LOCALE, type: this.#type }; }
+      static supportedLocalesOf() { return locales(); }
+    }
+    class ListFormat {
+      #o;
+      constructor(_locales, options = {}) { this.#o = { type: options.type || 'conjunction', style: options.style || 'long' }; }
+      format(list) {
+        const items = [...list].map(String);
+        const word = this.#o.type === 'disjunction' ? 'or' : 'and';
+        if (this.#o.type === 'unit') return items.join(', ');
+        if (items.length < 3) return items.join(` ${word} `);
+        return `${items.slice(0, -1).join(', ')}, ${word} ${items[items.length - 1]}`;
+      }
+      resolvedOptions() { return { locale: LOCALE, ...this.#o }; }
+      static supportedLocalesOf() { return locales(); }
+    }
+    class RelativeTimeFormat {
+      #numeric;
+      constructor(_locales, options = {}) { this.#numeric = options.numeric || 'always'; }
+      format(value, unit) {
+        const n = Number(value);
+        const name = String(unit).replace(/s$/, '');
+        const units = ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'];
+        if (!units.includes(name)) throw new RangeError(`Invalid unit argument for format() '${unit}'`);
+        if (this.#numeric === 'auto' && name === 'day' && Math.abs(n) <= 1) {
+          return n === 0 ? 'today' : n > 0 ? 'tomorrow' : 'yesterday';
+        }
+        const amount = Math.abs(n);
+        const label = `${amount} ${name}${amount === 1 ? '' : 's'}`;
+        return n < 0 || Object.is(n, -0) ? `${label} ago` : `in ${label}`;
+      }
+      resolvedOptions() { return { locale: LOCALE, style: 'long', numeric: this.#numeric, numberingSystem: 'latn' }; }
+      static supportedLocalesOf() { return locales(); }
+    }
+    class Collator {
+      #numeric; #base;
+      constructor(_locales, options = {}) {
+        this.#numeric = Boolean(options.numeric);
+        this.#base = options.sensitivity === 'base' || options.sensitivity === 'accent';
+      }
+      compare = (a, b) => {
+        let x = String(a), y = String(b);
+        if (this.#base) { x = x.toLowerCase(); y = y.toLowerCase(); }
+        if (this.#numeric) {
+          const split = (s) => s.split(/(\d+)/).map((p, i) => (i % 2 ? Number(p) : p));
+          const px = split(x), py = split(y);
+          for (let i = 0; i < Math.max(px.length, py.length); i++) {
+            if (px[i] === undefined) return -1;
+            if (py[i] === undefined) return 1;
+            if (px[i] < py[i]) return -1;
+            if (px[i] > py[i]) return 1;
+          }
+          return 0;
+        }
+        return x < y ? -1 : x > y ? 1 : 0;
+      };
+      resolvedOptions() { return { locale: LOCALE, usage: 'sort', sensitivity: this.#base ? 'base' : 'variant', numeric: this.#numeric }; }
+      static supportedLocalesOf() { return locales(); }
+    }
+    class Locale {
+      constructor(tag) { this.baseName = LOCALE; this.language = 'en'; this.region = 'US'; this.tag = String(tag); }
+      toString() { return LOCALE; }
+      getWeekInfo() { return { firstDay: 7, weekend: [6, 7], minimalDays: 1 }; }
+      get weekInfo() { return this.getWeekInfo(); }
+    }
+    define('Intl', Object.freeze({
+      NumberFormat, DateTimeFormat, PluralRules, ListFormat, RelativeTimeFormat, Collator,
+      Locale, getCanonicalLocales: locales, supportedValuesOf: () => [],
+    }));
+  }
 
   // --- Blob -------------------------------------------------------------
   const encoder = new TextEncoder();
