@@ -125,3 +125,12 @@ def test_bad_options_are_configuration_errors_naming_them():
         stockade.Sandbox("python", strict_eval=True)
     with pytest.raises(stockade.ConfigurationError, match="nowhere"):
         stockade.Sandbox(worker="/nowhere/stockade-worker")
+
+
+def test_a_print_callback_that_raises_does_not_end_the_run(sandbox, language, capsys):
+    def broken(stream, text):
+        raise RuntimeError("the callback broke")
+
+    result = sandbox.run(code(language, "print('x')\n42", "console.log('x'); 42"), print=broken)
+    assert result == 42
+    assert "the callback broke" in capsys.readouterr().err

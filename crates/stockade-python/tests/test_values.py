@@ -103,3 +103,13 @@ def test_a_host_function_sees_guest_values_as_python_types():
         sandbox.bind_function("keep", lambda *args, **kwargs: seen.append((args, kwargs)))
         sandbox.run("keep(1, 'a', [2], {'k': (3,)}, b'x', flag=None)")
     assert seen == [((1, "a", [2], {"k": (3,)}, b"x"), {"flag": None})]
+
+
+def test_an_input_nested_past_the_wire_limit_is_a_conversion_error(language):
+    deep = []
+    for _ in range(70):
+        deep = [deep]
+    with stockade.Sandbox(language) as sandbox:
+        with pytest.raises(stockade.ConversionError, match="deeper than 64"):
+            sandbox.run("1", inputs={"deep": deep})
+        assert sandbox.run("1 + 1") == 2
