@@ -118,6 +118,15 @@ def idle_rss(make):
     return [kib * 1024]
 
 
+def short_session(checkout, feed):
+    """One short session: a checkout, three `1 + 1` feeds, the close."""
+    def one():
+        with checkout() as session:
+            for _ in range(3):
+                feed(session, "1 + 1")
+    return one
+
+
 def sessions_per_second(one_session, seconds, threads=2):
     """Short sessions per second from `threads` threads."""
     count = 0
@@ -191,13 +200,8 @@ def stockade_rows(language, n):
     with stockade.Pool(language, size=4, sandbox="require") as pool:
         pool.wait_ready(60)
 
-        def short():
-            with pool.checkout() as sandbox:
-                for _ in range(3):
-                    sandbox.run("1 + 1")
-
         rows["short sessions per second, 2 threads (higher is better)"] = sessions_per_second(
-            short, n["seconds"])
+            short_session(pool.checkout, lambda s, code: s.run(code)), n["seconds"])
     return rows
 
 
@@ -238,13 +242,8 @@ def pydeno_rows(n):
     with pydeno.SandboxPool(size=4, sandbox="require") as pool:
         pool.wait_ready(120)
 
-        def short():
-            with pool.checkout() as rt:
-                for _ in range(3):
-                    rt.eval("1 + 1")
-
         rows["short sessions per second, 2 threads (higher is better)"] = sessions_per_second(
-            short, n["seconds"])
+            short_session(pool.checkout, lambda rt, code: rt.eval(code)), n["seconds"])
     return rows
 
 
@@ -297,13 +296,8 @@ def monty_rows(n):
     with monty.Monty(min_processes=4, max_processes=4) as pool:
         time.sleep(0.5)
 
-        def short():
-            with pool.checkout() as session:
-                for _ in range(3):
-                    session.feed_run("1 + 1")
-
         rows["short sessions per second, 2 threads (higher is better)"] = sessions_per_second(
-            short, n["seconds"])
+            short_session(pool.checkout, lambda s, code: s.feed_run(code)), n["seconds"])
     return rows
 
 

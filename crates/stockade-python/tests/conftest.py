@@ -21,3 +21,26 @@ def sandbox(language):
 def code(language, python, javascript):
     """The same snippet in the sandbox's language."""
     return python if language == "python" else javascript
+
+
+def in_forked_child(work):
+    """Runs `work()` in a forked child; returns the repr of its result (or
+    of the exception it raised) and the child's exit status."""
+    import os
+
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:
+        try:
+            try:
+                outcome = repr(work())
+            except BaseException as error:  # the parent reports it
+                outcome = f"raised {error!r}"
+            os.write(write, outcome.encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    _, status = os.waitpid(child, 0)
+    reported = os.read(read, 10000).decode()
+    os.close(read)
+    return reported, status

@@ -9,6 +9,7 @@ import time
 import pytest
 
 import stockade
+from conftest import in_forked_child
 
 
 def alive(pid):
@@ -136,19 +137,12 @@ def test_a_forked_child_refills_its_own_pool_and_leaves_the_parents_workers():
     with stockade.Pool(size=2) as pool:
         assert pool.wait_ready(20)
         parents = set(pool.idle_worker_pids())
-        read, write = os.pipe()
-        child = os.fork()
-        if child == 0:
-            try:
-                with pool.checkout() as sandbox:
-                    report = [sandbox.worker_pid not in parents, sandbox.run("1 + 1")]
-                os.write(write, repr(report).encode())
-            finally:
-                os._exit(0)
-        os.close(write)
-        _, status = os.waitpid(child, 0)
-        reported = os.read(read, 1000).decode()
-        os.close(read)
+
+        def in_child():
+            with pool.checkout() as sandbox:
+                return [sandbox.worker_pid not in parents, sandbox.run("1 + 1")]
+
+        reported, status = in_forked_child(in_child)
         assert status == 0 and reported == "[True, 2]"
         # The parent's idle workers were neither used nor killed by the child.
         assert all(alive(pid) for pid in parents)

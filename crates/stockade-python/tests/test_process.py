@@ -9,7 +9,7 @@ import time
 import pytest
 
 import stockade
-from conftest import code
+from conftest import code, in_forked_child
 
 BUSY = {"python": "n = 0\nfor i in range(3000000):\n    n += i\nn",
         "javascript": "let n = 0; for (let i = 0; i < 60000000; i++) n += i; n"}
@@ -95,24 +95,18 @@ def test_a_forked_child_starts_its_own_worker_and_leaves_the_parents_alone(langu
         sandbox.bind_function("double", lambda n: n * 2)
         sandbox.run(code(language, "kept = 1", "var kept = 1"))
         parent_worker = sandbox.worker_pid
-        read, write = os.pipe()
-        child = os.fork()
-        if child == 0:
-            # In the child: a new worker, with the functions but not the state.
+
+        def in_child():
+            # A new worker, with the functions but not the state.
+            outcome = [sandbox.worker_pid != parent_worker, sandbox.run("double(21)")]
             try:
-                outcome = [sandbox.worker_pid != parent_worker, sandbox.run("double(21)")]
-                try:
-                    sandbox.run("kept")
-                    outcome.append("state leaked")
-                except stockade.GuestError:
-                    outcome.append("fresh")
-                os.write(write, repr(outcome).encode())
-            finally:
-                os._exit(0)
-        os.close(write)
-        _, status = os.waitpid(child, 0)
-        reported = os.read(read, 1000).decode()
-        os.close(read)
+                sandbox.run("kept")
+                outcome.append("state leaked")
+            except stockade.GuestError:
+                outcome.append("fresh")
+            return outcome
+
+        reported, status = in_forked_child(in_child)
         assert status == 0
         assert reported == "[True, 42, 'fresh']"
         # The parent's sandbox and worker are untouched.
