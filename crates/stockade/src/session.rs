@@ -23,8 +23,32 @@ use crate::supervisor::{SupervisionLimits, Violation, all_threads_filtered, usag
 
 /// Exit status of a worker whose allocator refused an allocation.
 const EXIT_MEMORY: i32 = 65;
+/// Exit status of a worker that refused its configuration.
+const EXIT_CONFIG: i32 = 78;
+/// Output past `max_output_bytes` the worker may send in one feed: its
+/// truncation marker and the rest of the frame that crossed the line.
+const OUTPUT_SLACK: u64 = 64 * 1024 + 256;
+/// The signal RLIMIT_CPU's soft limit sends.
+const SIGXCPU: i32 = 24;
+/// Exit status of a worker whose watchdog saw resident memory pass the ceiling.
+const EXIT_RSS: i32 = 71;
+
 /// How often a waiting session asks its interrupt check.
 const INTERRUPT_POLL: Duration = Duration::from_millis(20);
+
+type PrintFn = dyn FnMut(PrintStream, &str) + Send;
+/// A host's interrupt check; see `Session::set_interrupt`.
+type InterruptFn = dyn FnMut() -> bool + Send;
+
+/// What the worker said about itself in Ready.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerInfo {
+    pub protocol_version: u32,
+    pub worker_version: String,
+    pub engine: String,
+    /// Which OS sandbox layers are in force in the worker.
+    pub sandbox: SandboxReport,
+}
 
 /// The seccomp policy a worker of this process verified with a test-fire;
 /// later workers with the same policy on this kernel skip theirs.
@@ -44,30 +68,6 @@ fn remember_seccomp(report: &SandboxReport) {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(policy);
     }
-}
-
-/// A host's interrupt check; see `Session::set_interrupt`.
-type InterruptFn = dyn FnMut() -> bool + Send;
-/// Exit status of a worker that refused its configuration.
-const EXIT_CONFIG: i32 = 78;
-/// Output past `max_output_bytes` the worker may send in one feed: its
-/// truncation marker and the rest of the frame that crossed the line.
-const OUTPUT_SLACK: u64 = 64 * 1024 + 256;
-/// The signal RLIMIT_CPU's soft limit sends.
-const SIGXCPU: i32 = 24;
-/// Exit status of a worker whose watchdog saw resident memory pass the ceiling.
-const EXIT_RSS: i32 = 71;
-
-type PrintFn = dyn FnMut(PrintStream, &str) + Send;
-
-/// What the worker said about itself in Ready.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WorkerInfo {
-    pub protocol_version: u32,
-    pub worker_version: String,
-    pub engine: String,
-    /// Which OS sandbox layers are in force in the worker.
-    pub sandbox: SandboxReport,
 }
 
 /// A guest session in its own worker process. Globals persist across
