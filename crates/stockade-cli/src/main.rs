@@ -7,6 +7,7 @@
 mod bench;
 mod doctor;
 mod exit;
+mod repl;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -22,6 +23,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     Run(run::RunArgs),
+    Repl(repl::ReplArgs),
     Doctor(doctor::DoctorArgs),
     Bench(bench::BenchArgs),
 }
@@ -33,6 +35,7 @@ fn main() {
     };
     let code = match cli.command {
         Command::Run(args) => run::run(args),
+        Command::Repl(args) => repl::repl(args),
         Command::Doctor(args) => doctor::doctor(args),
         Command::Bench(args) => bench::bench(args),
     };

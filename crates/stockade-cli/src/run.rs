@@ -54,6 +54,20 @@ pub struct RunArgs {
     /// Guest language; by default taken from the file extension (.py, .js, .mjs).
     #[arg(long, value_enum)]
     lang: Option<Lang>,
+    #[command(flatten)]
+    session: SessionArgs,
+    /// Scripts run in the same session before FILE, in order (a library
+    /// bundle, say); their results are not printed.
+    #[arg(long, value_name = "FILE")]
+    preload: Vec<String>,
+    /// The file to run, or - for standard input.
+    #[arg(value_name = "FILE")]
+    file: String,
+}
+
+/// The worker's limits and sandbox, shared by `run` and `repl`.
+#[derive(Debug, Args)]
+pub struct SessionArgs {
     /// Hard wall-clock limit per turn, in seconds; the worker is killed when it passes.
     #[arg(long, value_name = "S", default_value = "60", value_parser = parse_seconds)]
     timeout: Duration,
@@ -70,15 +84,41 @@ pub struct RunArgs {
     /// Worker binary to use (default: $STOCKADE_WORKER, beside this program, then PATH).
     #[arg(long, value_name = "PATH")]
     worker: Option<PathBuf>,
-    /// Scripts run in the same session before FILE, in order (a library
-    /// bundle, say); their results are not printed.
-    #[arg(long, value_name = "FILE")]
-    preload: Vec<String>,
     #[command(flatten)]
     javascript: JavaScriptArgs,
-    /// The file to run, or - for standard input.
-    #[arg(value_name = "FILE")]
-    file: String,
+}
+
+impl SessionArgs {
+    /// The session options these flags give for `language`; one session
+    /// per process, so no spare worker.
+    pub fn options(&self, language: Language) -> SessionOptions {
+        let mut options = SessionOptions::new(language)
+            .spare(false)
+            .javascript(self.javascript.options())
+            .sandbox(self.sandbox.mode())
+            .request_timeout(self.timeout)
+            .max_memory(self.max_memory);
+        if let Some(limit) = self.max_duration {
+            options = options.max_duration(limit);
+        }
+        if let Some(worker) = &self.worker {
+            options = options.worker(worker);
+        }
+        options
+    }
+}
+
+/// Sends guest output to this process's stdout and stderr. A closed stdout
+/// (say, piped into head) must not stop the session from being reported,
+/// so write errors are ignored.
+pub fn print_to_stdio(stream: PrintStream, text: &str) {
+    let _ = match stream {
+        PrintStream::Stdout => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes()).and_then(|()| out.flush())
+        }
+        PrintStream::Stderr => std::io::stderr().lock().write_all(text.as_bytes()),
+    };
 }
 
 /// Options for JavaScript guests only.
@@ -244,34 +284,12 @@ pub fn run(args: RunArgs) -> i32 {
             }
         }
     }
-    // One run per process: a spare worker would never be used.
-    let mut options = SessionOptions::new(language)
-        .spare(false)
-        .javascript(args.javascript.options())
-        .sandbox(args.sandbox.mode())
-        .request_timeout(args.timeout)
-        .max_memory(args.max_memory);
-    if let Some(limit) = args.max_duration {
-        options = options.max_duration(limit);
-    }
-    if let Some(worker) = args.worker {
-        options = options.worker(worker);
-    }
+    let options = args.session.options(language);
     let mut session = match Session::new(options) {
         Ok(session) => session,
         Err(err) => return exit::report(&err),
     };
-    session.on_print(|stream, text| {
-        // A closed stdout (say, piped into head) must not stop the guest's
-        // session from being reported, so write errors are ignored.
-        let _ = match stream {
-            PrintStream::Stdout => {
-                let mut out = std::io::stdout().lock();
-                out.write_all(text.as_bytes()).and_then(|()| out.flush())
-            }
-            PrintStream::Stderr => std::io::stderr().lock().write_all(text.as_bytes()),
-        };
-    });
+    session.on_print(print_to_stdio);
     for preload in &preloads {
         if let Err(err) = session.run(preload) {
             return exit::report(&err);

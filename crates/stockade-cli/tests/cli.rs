@@ -378,3 +378,50 @@ fn bench_prints_cold_pooled_warm_and_host_call_figures() {
         assert!(table.contains(row), "{table}");
     }
 }
+
+fn repl(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(STOCKADE)
+        .arg("repl")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn repl_keeps_state_prints_results_and_survives_guest_errors() {
+    let output = repl(
+        &[],
+        "def f(x):\n    return x * 2\n\nf(21)\nraise ValueError('oops')\nprint('after')\n",
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "42\nafter\n");
+    assert!(stderr(&output).contains("ValueError: oops"));
+    let output = repl(
+        &["--lang", "javascript"],
+        "function f(x) {\n  return x * 2;\n}\nf(21)\nthrow new Error('bad')\n[1, 2]\n",
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "42\n[1, 2]\n");
+    assert!(stderr(&output).contains("Error: bad"));
+}
+
+#[test]
+fn repl_ends_with_the_limit_status_when_the_session_is_lost() {
+    let output = repl(&["--timeout", "0.5"], "x = 1\nwhile True:\n    pass\n\nx\n");
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    assert!(
+        last_line(&output).contains("request_timeout"),
+        "{}",
+        stderr(&output)
+    );
+}
