@@ -102,3 +102,12 @@ def test_execute_reports_time_limits(language):
     with stockade.Sandbox(language, limits=stockade.Limits(max_duration=0.2)) as sandbox:
         result = sandbox.execute(code(language, "while True:\n    pass", "while (true) {}"))
         assert result.error_type == "TimeLimit"
+
+
+def test_execute_passes_all_output_to_a_print_callback_even_past_the_cap(sandbox, language):
+    seen = []
+    result = sandbox.execute(
+        code(language, "print('x' * 5000)", "console.log('x'.repeat(5000))"),
+        print=lambda stream, text: seen.append(text), max_stream_bytes=100)
+    assert result.truncated and len(result.stdout) == 100
+    assert sum(len(t) for t in seen) == 5001

@@ -124,6 +124,8 @@ class _Capture:
         self.truncated = False
 
     def __call__(self, stream: str, text: str) -> None:
+        if self.also is not None:
+            self.also(stream, text)  # the caller's own callback sees it all
         room = self.limit - self.sizes[stream]
         if len(text) > room:
             self.truncated = True
@@ -131,8 +133,6 @@ class _Capture:
         if text:
             self.parts[stream].append(text)
             self.sizes[stream] += len(text)
-        if self.also is not None:
-            self.also(stream, text)
 
     def text(self, stream: str) -> str:
         return "".join(self.parts[stream])
@@ -170,8 +170,6 @@ class _Base:
                      native: _native.NativeSession) -> "_Base":
         sandbox = cls.__new__(cls)
         sandbox._adopt(language, options, native)
-        if isinstance(sandbox, AsyncSandbox):
-            sandbox._loop = None
         return sandbox
 
     def _session(self) -> _native.NativeSession:
@@ -311,9 +309,9 @@ class AsyncSandbox(_Base):
             await sandbox.run("await fetch('a')")
     """
 
-    def __init__(self, language: str = "python", **kwargs: Any) -> None:
-        super().__init__(language, **kwargs)
-        self._loop: Optional[asyncio.AbstractEventLoop] = None
+    #: The event loop coroutine host functions run on: the one that last ran
+    #: this sandbox, or the one running when they were bound.
+    _loop: Optional[asyncio.AbstractEventLoop] = None
 
     async def __aenter__(self) -> "AsyncSandbox":
         return self
