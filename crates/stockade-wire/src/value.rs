@@ -96,42 +96,37 @@ impl Value {
         }
     }
 
-    /// The first output-only part (a repr or a cycle marker) inside the value,
-    /// with its path, such as `[2]["k"]`; `None` when the value may be an input.
-    pub fn output_only_part(&self) -> Option<String> {
-        fn walk(value: &Value, path: &mut String) -> bool {
+    /// The first output-only part (a repr or a cycle marker) inside the value:
+    /// its path, such as `[2]["k"]`, and its kind; `None` when the value may
+    /// be an input. The path is built on the way out, so a value that may be
+    /// an input costs no strings.
+    pub fn output_only_part(&self) -> Option<(String, &'static str)> {
+        /// Path segments of the part found, innermost first, and its kind.
+        fn walk(value: &Value) -> Option<(Vec<String>, &'static str)> {
             match value {
-                Value::Repr(_) | Value::Cycle(_) => true,
+                Value::Repr(_) | Value::Cycle(_) => Some((Vec::new(), value.kind())),
                 Value::List(items)
                 | Value::Tuple(items)
                 | Value::Set(items)
-                | Value::FrozenSet(items) => {
-                    for (i, item) in items.iter().enumerate() {
-                        let len = path.len();
-                        path.push_str(&format!("[{i}]"));
-                        if walk(item, path) {
-                            return true;
-                        }
-                        path.truncate(len);
-                    }
-                    false
-                }
-                Value::Dict(pairs) => {
-                    for (key, item) in pairs {
-                        let len = path.len();
-                        path.push_str(&format!("[{}]", key.short_repr()));
-                        if walk(key, path) || walk(item, path) {
-                            return true;
-                        }
-                        path.truncate(len);
-                    }
-                    false
-                }
-                _ => false,
+                | Value::FrozenSet(items) => items.iter().enumerate().find_map(|(i, item)| {
+                    walk(item).map(|(mut segments, kind)| {
+                        segments.push(format!("[{i}]"));
+                        (segments, kind)
+                    })
+                }),
+                Value::Dict(pairs) => pairs.iter().find_map(|(key, item)| {
+                    walk(key)
+                        .or_else(|| walk(item))
+                        .map(|(mut segments, kind)| {
+                            segments.push(format!("[{}]", key.short_repr()));
+                            (segments, kind)
+                        })
+                }),
+                _ => None,
             }
         }
-        let mut path = String::new();
-        walk(self, &mut path).then_some(path)
+        walk(self)
+            .map(|(segments, kind)| (segments.iter().rev().map(String::as_str).collect(), kind))
     }
 
     /// A repr cut to a few dozen characters, for error messages.
@@ -346,7 +341,10 @@ mod tests {
             Value::Int(1),
             Value::Dict(vec![(Value::Str("k".into()), Value::Cycle("[...]".into()))]),
         ]);
-        assert_eq!(v.output_only_part().as_deref(), Some("[1]['k']"));
+        assert_eq!(
+            v.output_only_part(),
+            Some(("[1]['k']".to_owned(), Value::Cycle(String::new()).kind()))
+        );
         assert_eq!(Value::Int(3).output_only_part(), None);
     }
 

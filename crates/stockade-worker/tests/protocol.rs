@@ -454,20 +454,34 @@ fn inputs_are_bound_before_the_feed() {
 
 #[test]
 fn output_only_inputs_are_refused_and_the_session_lives() {
-    let mut worker = Worker::ready(limits());
-    worker.send(&Request::Feed {
-        code: "x".into(),
-        inputs: vec![("x".into(), Value::List(vec![Value::Repr("<f>".into())]))],
-        functions: vec![],
-    });
-    match worker.recv() {
-        Response::Error {
-            kind, exception, ..
-        } => {
-            assert_eq!(kind, ErrorKind::Conversion);
-            assert!(exception.message.contains("x[0]"), "{}", exception.message);
+    for language in [Language::Python, Language::JavaScript] {
+        let mut worker = Worker::spawn();
+        worker.send(&configure(PROTOCOL_VERSION, language, limits()));
+        assert!(matches!(worker.recv(), Response::Ready { .. }));
+        worker.send(&Request::Feed {
+            code: "x".into(),
+            inputs: vec![(
+                "x".into(),
+                Value::List(vec![
+                    Value::Int(1),
+                    Value::Dict(vec![(Value::Str("k".into()), Value::Repr("<f>".into()))]),
+                ]),
+            )],
+            functions: vec![],
+        });
+        match worker.recv() {
+            Response::Error {
+                kind, exception, ..
+            } => {
+                assert_eq!(kind, ErrorKind::Conversion);
+                assert!(
+                    exception.message.contains("x[1]['k']") && exception.message.contains("repr"),
+                    "{language:?}: {}",
+                    exception.message
+                );
+            }
+            other => panic!("expected a conversion error, got {other:?}"),
         }
-        other => panic!("expected a conversion error, got {other:?}"),
+        assert_eq!(expect_complete(worker.feed("3")), Value::Int(3));
     }
-    assert_eq!(expect_complete(worker.feed("3")), Value::Int(3));
 }

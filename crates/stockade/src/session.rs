@@ -913,9 +913,9 @@ impl CrashInfo {
 /// Checks that a host value can be an input: no output-only parts, and
 /// within the wire's bounds.
 fn check_input(name: &str, value: &Value, wire: &WireLimits) -> Result<(), Error> {
-    if let Some(path) = value.output_only_part() {
+    if let Some((path, kind)) = value.output_only_part() {
         return Err(Error::Conversion(format!(
-            "input {name:?}: the value at {name}{path} is a repr or cycle marker, which cannot be an input"
+            "input {name:?}: the value at {name}{path} is a {kind}, which is output-only and cannot be an input"
         )));
     }
     stockade_wire::encode_value(value, wire)

@@ -131,7 +131,14 @@ fn convert(value: Value) -> Result<MontyObject, Refused> {
                 let key = convert(key).map_err(|r| r.at("[<key>]".to_owned()))?;
                 let item = match convert(item) {
                     Ok(item) => item,
-                    Err(refused) => return Err(refused.at(format!("[{key}]"))),
+                    // Quoted as the wire shows a str key: `['k']`.
+                    Err(refused) => {
+                        let shown = match &key {
+                            MontyObject::String(s) => format!("['{s}']"),
+                            other => format!("[{other}]"),
+                        };
+                        return Err(refused.at(shown));
+                    }
                 };
                 out.push((key, item));
             }

@@ -342,8 +342,26 @@ fn days_from_civil(year: i64, month: u8, day: u8) -> i64 {
 }
 
 /// Converts a value from the host for the guest. Output-only parts are
-/// refused with a message naming where they sit.
-pub fn from_wire<'js>(ctx: &Ctx<'js>, value: Value, path: &str) -> rquickjs::Result<JsValue<'js>> {
+/// refused with a message naming where they sit (`root` names the value:
+/// an input's name, or empty).
+pub fn from_wire<'js>(ctx: &Ctx<'js>, value: Value, root: &str) -> rquickjs::Result<JsValue<'js>> {
+    // One walk finds what cannot be an input, so the conversion itself
+    // builds no path strings.
+    if let Some((path, kind)) = value.output_only_part() {
+        let shown = if root.is_empty() && path.is_empty() {
+            "the value".to_owned()
+        } else {
+            format!("the value at {root}{path}")
+        };
+        return Err(rquickjs::Exception::throw_type(
+            ctx,
+            &format!("{shown} is a {kind}, which is output-only and cannot be an input"),
+        ));
+    }
+    convert_in(ctx, value)
+}
+
+fn convert_in<'js>(ctx: &Ctx<'js>, value: Value) -> rquickjs::Result<JsValue<'js>> {
     let globals = ctx.globals();
     Ok(match value {
         Value::None => JsValue::new_null(ctx.clone()),
@@ -366,7 +384,7 @@ pub fn from_wire<'js>(ctx: &Ctx<'js>, value: Value, path: &str) -> rquickjs::Res
         Value::Set(items) | Value::FrozenSet(items) => {
             let array = Array::new(ctx.clone())?;
             for (i, item) in items.into_iter().enumerate() {
-                array.set(i, from_wire(ctx, item, &format!("{path}[{i}]"))?)?;
+                array.set(i, convert_in(ctx, item)?)?;
             }
             let set: rquickjs::Constructor = globals.get("Set")?;
             set.construct((array,))?
@@ -374,10 +392,9 @@ pub fn from_wire<'js>(ctx: &Ctx<'js>, value: Value, path: &str) -> rquickjs::Res
         Value::Dict(pairs) if pairs.iter().any(|(key, _)| !matches!(key, Value::Str(_))) => {
             let array = Array::new(ctx.clone())?;
             for (i, (key, item)) in pairs.into_iter().enumerate() {
-                let at = format!("{path}[{}]", key.short_repr());
                 let pair = Array::new(ctx.clone())?;
-                pair.set(0, from_wire(ctx, key, &at)?)?;
-                pair.set(1, from_wire(ctx, item, &at)?)?;
+                pair.set(0, convert_in(ctx, key)?)?;
+                pair.set(1, convert_in(ctx, item)?)?;
                 array.set(i, pair)?;
             }
             let map: rquickjs::Constructor = globals.get("Map")?;
@@ -386,19 +403,18 @@ pub fn from_wire<'js>(ctx: &Ctx<'js>, value: Value, path: &str) -> rquickjs::Res
         Value::List(items) | Value::Tuple(items) => {
             let array = Array::new(ctx.clone())?;
             for (i, item) in items.into_iter().enumerate() {
-                array.set(i, from_wire(ctx, item, &format!("{path}[{i}]"))?)?;
+                array.set(i, convert_in(ctx, item)?)?;
             }
             array.into_value()
         }
         Value::Dict(pairs) => {
             let object = Object::new(ctx.clone())?;
             for (key, item) in pairs {
-                let name = match &key {
-                    Value::Str(s) => s.clone(),
+                let name = match key {
+                    Value::Str(s) => s,
                     other => other.to_string(),
                 };
-                let at = format!("{path}[{}]", key.short_repr());
-                object.set(name.as_str(), from_wire(ctx, item, &at)?)?;
+                object.set(name.as_str(), convert_in(ctx, item)?)?;
             }
             object.into_value()
         }
@@ -425,18 +441,11 @@ pub fn from_wire<'js>(ctx: &Ctx<'js>, value: Value, path: &str) -> rquickjs::Res
                 .or_else(|_| globals.get("Error"))?;
             constructor.call((e.message,))?
         }
+        // from_wire refused these before converting anything.
         Value::Repr(_) | Value::Cycle(_) => {
-            let shown = if path.is_empty() {
-                "the value".to_owned()
-            } else {
-                format!("the value at {path}")
-            };
             return Err(rquickjs::Exception::throw_type(
                 ctx,
-                &format!(
-                    "{shown} is a {}, which is output-only and cannot be an input",
-                    value.kind()
-                ),
+                "an output-only value cannot be an input",
             ));
         }
     })
