@@ -1,6 +1,7 @@
 //! `NativeSession`: one host-library session, driven from Python with the
 //! GIL released while it waits on the worker.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
@@ -20,6 +21,10 @@ pub struct NativeSession {
     // A session serves one call at a time; a second thread is refused
     // rather than blocked (it would hold the GIL the first one needs).
     session: Mutex<Option<Session>>,
+    /// Set by `cancel` from another thread (an asyncio task being
+    /// cancelled): the running call's interrupt check sees it, outside the
+    /// session's lock.
+    cancelled: Arc<AtomicBool>,
 }
 
 /// Writes guest output to the Python callable, or to sys.stdout/stderr.
@@ -53,6 +58,7 @@ impl NativeSession {
     pub fn from_session(session: Session) -> Self {
         Self {
             session: Mutex::new(Some(session)),
+            cancelled: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -92,9 +98,7 @@ impl NativeSession {
         let session = py
             .detach(|| Session::new(options))
             .map_err(|err| to_pyerr(py, err, None))?;
-        Ok(Self {
-            session: Mutex::new(Some(session)),
-        })
+        Ok(Self::from_session(session))
     }
 
     /// Runs `code` after binding `inputs`; returns the result as Python.
@@ -123,7 +127,11 @@ impl NativeSession {
         session.on_print(print_to(print));
         let interrupted: Arc<Mutex<Option<PyErr>>> = Arc::new(Mutex::new(None));
         let stash = Arc::clone(&interrupted);
+        let cancelled = Arc::clone(&self.cancelled);
         session.set_interrupt(move || {
+            if cancelled.load(Ordering::Relaxed) {
+                return true;
+            }
             Python::attach(|py| match py.check_signals() {
                 Ok(()) => false,
                 Err(err) => {
@@ -178,6 +186,12 @@ impl NativeSession {
             }
         }
         Ok(())
+    }
+
+    /// Ends the call running in another thread, killing the worker (the
+    /// session is lost); does nothing when no call runs.
+    fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
     }
 
     /// Removes a host function; returns whether it was registered.

@@ -2,6 +2,7 @@
 run on the caller's loop, several at once."""
 
 import asyncio
+import os
 import time
 
 import pytest
@@ -73,3 +74,32 @@ def test_async_execute_and_errors(language):
             assert await sandbox.run("2") == 2
 
     asyncio.run(main())
+
+
+def test_cancelling_a_run_kills_its_worker_and_frees_the_loop(language):
+    async def main():
+        async with stockade.AsyncSandbox(language) as sandbox:
+            pid = sandbox.worker_pid
+            task = asyncio.create_task(
+                sandbox.run(code(language, "while True:\n    pass", "while (true) {}")))
+            await asyncio.sleep(0.3)
+            started = time.monotonic()
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            # The executor thread ends with the worker, well before any deadline.
+            await asyncio.get_running_loop().run_in_executor(None, lambda: None)
+            assert time.monotonic() - started < 5
+            for _ in range(100):
+                status = open(f"/proc/{pid}/status").read() if os.path.exists(f"/proc/{pid}") else ""
+                if status == "" or "State:\tZ" in status:
+                    break
+                await asyncio.sleep(0.02)
+            else:
+                raise AssertionError("the worker outlived its cancelled run")
+            with pytest.raises(stockade.StockadeError):
+                await sandbox.run("1")
+
+    started = time.monotonic()
+    asyncio.run(main())
+    assert time.monotonic() - started < 10

@@ -352,6 +352,12 @@ class AsyncSandbox(_Base):
             return await loop.run_in_executor(
                 None, native.run, code, dict(inputs) if inputs else None, print,
                 max_result_bytes)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            # The run goes on in the executor's thread until its worker is
+            # killed: cancel it, so neither the worker nor the thread (which
+            # the loop's shutdown waits for) outlives the task.
+            native.cancel()
+            raise
         finally:
             self._unbind_call_functions(native, added)
 
