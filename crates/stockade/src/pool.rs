@@ -4,7 +4,7 @@
 //! never serves anyone else.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -112,8 +112,6 @@ struct State {
     stats: PoolStats,
     failures: u32,
     closed: bool,
-    /// The process the workers belong to; a forked child refills its own.
-    owner: u32,
 }
 
 #[derive(Debug)]
@@ -142,7 +140,7 @@ impl Shared {
     fn run_starter(self: Arc<Self>) {
         let mut state = self.lock();
         loop {
-            if state.closed || state.owner != std::process::id() {
+            if state.closed {
                 return;
             }
             Self::prune(&mut state);
@@ -187,10 +185,19 @@ impl Shared {
 }
 
 /// Ready workers for sessions with one set of options.
+///
+/// A forked child never touches the parent's workers, threads or locks (a
+/// lock another thread held at the fork stays held in the child): its first
+/// call makes a pool of its own with the same options, and every call in
+/// that process goes there.
 #[derive(Debug)]
 pub struct Pool {
     shared: Arc<Shared>,
     starters: Mutex<Vec<JoinHandle<()>>>,
+    /// The process that made this pool.
+    owner: u32,
+    /// The pool a forked child uses instead of this one.
+    in_child: OnceLock<Result<Box<Pool>, Error>>,
 }
 
 impl Pool {
@@ -220,13 +227,14 @@ impl Pool {
                 stats: PoolStats::default(),
                 failures: 0,
                 closed: false,
-                owner: std::process::id(),
             }),
             changed: Condvar::new(),
         });
         let pool = Self {
             shared,
             starters: Mutex::new(Vec::new()),
+            owner: std::process::id(),
+            in_child: OnceLock::new(),
         };
         pool.start_starters()?;
         Ok(pool)
@@ -250,28 +258,20 @@ impl Pool {
         Ok(())
     }
 
-    /// In a forked child: forgets the parent's workers and starter threads
-    /// (neither is this process's) and starts its own.
-    fn adopt_after_fork(&self) -> Result<(), Error> {
-        {
-            let mut state = self.shared.lock();
-            if state.owner == std::process::id() {
-                return Ok(());
-            }
-            state.ready.clear();
-            state.starting = 0;
-            state.owner = std::process::id();
+    /// The pool this process uses: this one, or in a forked child a new one
+    /// with the same options (made on first use, without touching any of
+    /// this pool's locks).
+    fn here(&self) -> Result<&Pool, Error> {
+        if self.owner == std::process::id() {
+            return Ok(self);
         }
-        let mut starters = self
-            .starters
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        // Those threads did not survive the fork; their handles cannot be joined.
-        for handle in starters.drain(..) {
-            std::mem::forget(handle);
+        let made = self.in_child.get_or_init(|| {
+            Pool::new(self.shared.options.clone(), self.shared.shape).map(Box::new)
+        });
+        match made {
+            Ok(pool) => pool.here(),
+            Err(err) => Err(err.clone()),
         }
-        drop(starters);
-        self.start_starters()
     }
 
     /// A session in a ready worker with the pool's options, or, when none is
@@ -283,7 +283,10 @@ impl Pool {
 
     /// As `checkout`, with this checkout's parent-side limits.
     pub fn checkout_with(&self, checkout: &CheckoutOptions) -> Result<Session, Error> {
-        self.adopt_after_fork()?;
+        let pool = self.here()?;
+        if !std::ptr::eq(pool, self) {
+            return pool.checkout_with(checkout);
+        }
         let options = checkout.apply(&self.shared.options)?;
         let ready = {
             let mut state = self.shared.lock();
@@ -317,6 +320,16 @@ impl Pool {
 
     /// The pool's counters.
     pub fn stats(&self) -> PoolStats {
+        match self.here() {
+            Ok(pool) if !std::ptr::eq(pool, self) => return pool.stats(),
+            Ok(_) => {}
+            Err(err) => {
+                return PoolStats {
+                    last_error: Some(err.to_string()),
+                    ..PoolStats::default()
+                };
+            }
+        }
         let state = self.shared.lock();
         PoolStats {
             ready: state.ready.len(),
@@ -337,6 +350,11 @@ impl Pool {
 
     /// Waits until the pool is full; false if `timeout` passed first.
     pub fn wait_ready(&self, timeout: Duration) -> bool {
+        match self.here() {
+            Ok(pool) if !std::ptr::eq(pool, self) => return pool.wait_ready(timeout),
+            Ok(_) => {}
+            Err(_) => return false,
+        }
         let deadline = Instant::now() + timeout;
         let mut state = self.shared.lock();
         loop {
@@ -360,6 +378,13 @@ impl Pool {
     /// Ends every idle worker and stops refilling. Sessions already checked
     /// out are unaffected and end when they are dropped.
     pub fn close(&self) {
+        if self.owner != std::process::id() {
+            // A forked child closes its own pool; the parent's is the parent's.
+            if let Some(Ok(pool)) = self.in_child.get() {
+                pool.close();
+            }
+            return;
+        }
         let idle: Vec<Session> = {
             let mut state = self.shared.lock();
             state.closed = true;
@@ -373,13 +398,8 @@ impl Pool {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .drain(..)
             .collect();
-        let owned = self.shared.lock().owner == std::process::id();
         for handle in starters {
-            if owned {
-                let _ = handle.join();
-            } else {
-                std::mem::forget(handle);
-            }
+            let _ = handle.join();
         }
         // A start that finished during close has pushed nothing (it saw
         // `closed`); drop anything that raced in anyway.
@@ -391,5 +411,16 @@ impl Pool {
 impl Drop for Pool {
     fn drop(&mut self) {
         self.close();
+        if self.owner != std::process::id() {
+            // The starter threads are the parent's; their handles must not
+            // be joined or detached here. (get_mut takes no lock.)
+            let starters = self
+                .starters
+                .get_mut()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            for handle in starters.drain(..) {
+                std::mem::forget(handle);
+            }
+        }
     }
 }

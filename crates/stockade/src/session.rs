@@ -1,6 +1,7 @@
 //! A session: one worker, driven turn by turn, supervised by deadlines.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use stockade_wire::{
@@ -50,23 +51,23 @@ pub struct WorkerInfo {
     pub sandbox: SandboxReport,
 }
 
-/// The seccomp policy a worker of this process verified with a test-fire;
-/// later workers with the same policy on this kernel skip theirs.
-static VERIFIED_SECCOMP: std::sync::Mutex<Option<u64>> = std::sync::Mutex::new(None);
+/// The seccomp policy a worker of this process verified with a test-fire
+/// (0: none yet); later workers with the same policy on this kernel skip
+/// theirs. An atomic, not a lock, so a forked child can always read it.
+static VERIFIED_SECCOMP: AtomicU64 = AtomicU64::new(0);
 
 fn verified_seccomp() -> Option<u64> {
-    *VERIFIED_SECCOMP
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+    match VERIFIED_SECCOMP.load(Ordering::Relaxed) {
+        0 => None,
+        policy => Some(policy),
+    }
 }
 
 fn remember_seccomp(report: &SandboxReport) {
     if let Some(policy) = report.seccomp_policy
         && report.applied.iter().any(|layer| layer == "seccomp")
     {
-        *VERIFIED_SECCOMP
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(policy);
+        VERIFIED_SECCOMP.store(policy, Ordering::Relaxed);
     }
 }
 
@@ -120,7 +121,7 @@ impl Session {
     /// `SessionOptions::spare`), else a new one.
     pub fn new(options: SessionOptions) -> Result<Self, Error> {
         options.validate().map_err(Error::Configuration)?;
-        if !options.spare {
+        if !options.spare || !spare::usable() {
             return Self::start(options);
         }
         // The spare is matched on the binary actually used, so a change of

@@ -3,6 +3,7 @@
 //! pay a cold start. Filled in the background after each session starts.
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::options::{SessionOptions, WorkerKey};
 use crate::session::Session;
@@ -11,32 +12,35 @@ use crate::session::Session;
 const MAX_SPARES: usize = 4;
 
 struct Spares {
-    /// The process these workers belong to; a forked child forgets them.
-    owner: u32,
     ready: Vec<(WorkerKey, Session)>,
     /// Keys whose spare is being started now.
     starting: Vec<WorkerKey>,
 }
 
 static SPARES: Mutex<Option<Spares>> = Mutex::new(None);
+/// The process whose spares `SPARES` holds (0 until the first use). Read
+/// without the lock, so a forked child, where another thread may have held
+/// the lock at the fork, never takes it.
+static SPARES_OWNER: AtomicU32 = AtomicU32::new(0);
+
+/// Whether this process may use the spares: false in a forked child of the
+/// process that made them (its sessions start cold).
+pub(crate) fn usable() -> bool {
+    let pid = std::process::id();
+    match SPARES_OWNER.compare_exchange(0, pid, Ordering::AcqRel, Ordering::Acquire) {
+        Ok(_) => true,
+        Err(owner) => owner == pid,
+    }
+}
 
 fn with_spares<T>(f: impl FnOnce(&mut Spares) -> T) -> T {
     let mut slot = SPARES
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let pid = std::process::id();
     let spares = slot.get_or_insert_with(|| Spares {
-        owner: pid,
         ready: Vec::new(),
         starting: Vec::new(),
     });
-    if spares.owner != pid {
-        // Inherited through fork: the workers are the parent's. Dropping
-        // them only closes this process's copies of their pipes.
-        spares.ready.clear();
-        spares.starting.clear();
-        spares.owner = pid;
-    }
     f(spares)
 }
 

@@ -223,3 +223,59 @@ fn a_standalone_session_made_after_a_pause_takes_the_spare_worker() {
     let cold = Session::new(options().spare(false)).unwrap();
     assert!(!cold.prestarted());
 }
+
+#[test]
+fn a_forked_child_uses_a_pool_of_its_own_even_if_a_lock_was_held_at_the_fork() {
+    let pool = Arc::new(pool(1));
+    let parent_idle = pool.idle_worker_pids();
+    // Another thread takes the pool's lock over and over, so the fork
+    // almost surely copies it held.
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let hammers: Vec<_> = (0..2)
+        .map(|_| {
+            let pool = Arc::clone(&pool);
+            let stop = Arc::clone(&stop);
+            std::thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let _ = pool.stats();
+                    let _ = pool.idle_worker_pids();
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(20));
+    // SAFETY: fork; the child only uses the pool (which must not touch the
+    // parent's locks) and leaves with _exit, and a deadlock there ends at
+    // the alarm.
+    let child = unsafe { libc::fork() };
+    assert!(child >= 0, "fork failed");
+    if child == 0 {
+        // SAFETY: alarm only arms a timer for this process.
+        unsafe { libc::alarm(20) };
+        let ok = pool.checkout().ok().and_then(|mut session| {
+            let fresh = !parent_idle.contains(&session.worker_pid());
+            session
+                .run("6 * 7")
+                .ok()
+                .map(|v| fresh && v == Value::Int(42))
+        });
+        // SAFETY: _exit leaves without running the parent's destructors.
+        unsafe { libc::_exit(if ok == Some(true) { 0 } else { 1 }) };
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for hammer in hammers {
+        hammer.join().unwrap();
+    }
+    let mut status = 0;
+    // SAFETY: waits for our own child; `status` is a valid out-pointer.
+    let waited = unsafe { libc::waitpid(child, &mut status, 0) };
+    assert_eq!(waited, child);
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "the child failed or hung (status {status:#x})"
+    );
+    // The parent's pool is untouched.
+    assert_eq!(pool.idle_worker_pids(), parent_idle);
+    let mut session = pool.checkout().unwrap();
+    assert_eq!(session.run("1 + 1").unwrap(), Value::Int(2));
+}
