@@ -73,19 +73,7 @@ fn the_result_repr_is_printed() {
 
 #[test]
 fn standard_input_is_read_with_a_dash() {
-    let mut child = Command::new(STOCKADE)
-        .args(["run", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"print('from stdin')\n6 * 7\n")
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = with_input(&["run", "-"], "print('from stdin')\n6 * 7\n");
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(stdout(&output), "from stdin\n42\n");
 }
@@ -379,9 +367,9 @@ fn bench_prints_cold_pooled_warm_and_host_call_figures() {
     }
 }
 
-fn repl(args: &[&str], input: &str) -> Output {
+/// Runs `stockade ARGS` with `input` on its standard input.
+fn with_input(args: &[&str], input: &str) -> Output {
     let mut child = Command::new(STOCKADE)
-        .arg("repl")
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -395,6 +383,12 @@ fn repl(args: &[&str], input: &str) -> Output {
         .write_all(input.as_bytes())
         .unwrap();
     child.wait_with_output().unwrap()
+}
+
+fn repl(args: &[&str], input: &str) -> Output {
+    let mut all = vec!["repl"];
+    all.extend_from_slice(args);
+    with_input(&all, input)
 }
 
 #[test]

@@ -11,7 +11,9 @@ use tokio::runtime::{Builder, Handle, Runtime};
 static RUNTIME: Mutex<Option<(u32, &'static Runtime)>> = Mutex::new(None);
 
 fn current(pid: u32) -> Option<Handle> {
-    let slot = RUNTIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let slot = RUNTIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     match *slot {
         Some((owner, runtime)) if owner == pid => Some(runtime.handle().clone()),
         _ => None,
@@ -35,7 +37,9 @@ pub fn runtime_handle() -> std::io::Result<Handle> {
             .enable_all()
             .build()?,
     ));
-    let mut slot = RUNTIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut slot = RUNTIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     match *slot {
         Some((owner, runtime)) if owner == pid => Ok(runtime.handle().clone()),
         _ => {
