@@ -711,3 +711,42 @@ pub fn decode_value(bytes: &[u8], limits: &WireLimits) -> Result<Value, DecodeEr
     r.finish()?;
     Ok(value)
 }
+
+/// What `value` costs the decoded-bytes budget when it is decoded on its
+/// own: one value slot per value, plus its string, bytes or big-int
+/// payload, exactly as [`decode_value`] charges it. A host measures a
+/// decoded result against a limit tighter than the one it decoded under
+/// with this.
+pub fn decoded_size(value: &Value) -> u64 {
+    let mut total = VALUE_SLOT;
+    let mut pending = vec![value];
+    while let Some(value) = pending.pop() {
+        let payload = match value {
+            Value::Str(s) | Value::Repr(s) | Value::Cycle(s) => s.len(),
+            Value::Bytes(b) => b.len(),
+            Value::BigInt(big) if i64::try_from(big).is_err() => {
+                usize::try_from(big.bits().div_ceil(8)).unwrap_or(usize::MAX)
+            }
+            Value::Exception(e) => e.type_name.len().saturating_add(e.message.len()),
+            Value::List(items)
+            | Value::Tuple(items)
+            | Value::Set(items)
+            | Value::FrozenSet(items) => {
+                total = total.saturating_add((items.len() as u64).saturating_mul(VALUE_SLOT));
+                pending.extend(items);
+                0
+            }
+            Value::Dict(pairs) => {
+                total = total.saturating_add((pairs.len() as u64).saturating_mul(2 * VALUE_SLOT));
+                for (key, item) in pairs {
+                    pending.push(key);
+                    pending.push(item);
+                }
+                0
+            }
+            _ => 0,
+        };
+        total = total.saturating_add(payload as u64);
+    }
+    total
+}

@@ -20,15 +20,17 @@ mod time;
 mod value;
 mod version;
 
-pub use codec::{decode_value, encode_value};
+pub use codec::{decode_value, decoded_size, encode_value};
 pub use error::{DecodeError, EncodeError};
 pub use exception::{GuestException, KNOWN_EXCEPTION_TYPES, MAX_EXCEPTION_MESSAGE, MAX_TRACEBACK};
-pub use frame::{FRAME_HEADER_LEN, FrameReader, frame_length, read_frame, write_frame};
+pub use frame::{
+    FRAME_HEADER_LEN, Frame, FrameReader, SKIPPED_HEAD_LEN, frame_length, read_frame, write_frame,
+};
 pub use limits::{WireLimits, allocator_headroom, rss_ceiling};
 pub use message::{
     CallOutcome, ConfigureLimits, ErrorKind, JavaScriptConfig, Language, LookupOutcome,
-    MAX_CLOCK_MS, MAX_MODULES, PrintStream, Request, Response, decode_request, decode_response,
-    encode_request, encode_response, peek_configure_version,
+    MAX_CLOCK_MS, MAX_MODULES, PrintStream, Request, Response, ResponseHead, decode_request,
+    decode_response, encode_request, encode_response, peek_configure_version, peek_response_head,
 };
 pub use sandbox::{SandboxMode, SandboxReport};
 pub use time::{Date, DateTime, Time, TimeDelta};

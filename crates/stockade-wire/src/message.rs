@@ -260,6 +260,20 @@ pub enum Response {
 }
 
 impl Response {
+    /// The message's name, for reports of what arrived out of turn.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Response::Ready { .. } => "Ready",
+            Response::Print { .. } => "Print",
+            Response::Call { .. } => "Call",
+            Response::Lookup { .. } => "Lookup",
+            Response::Complete { .. } => "Complete",
+            Response::Error { .. } => "Error",
+            Response::Fatal { .. } => "Fatal",
+            Response::Await { .. } => "Await",
+        }
+    }
+
     /// The worker's consumed execution time, on the replies that carry it.
     pub fn elapsed_us(&self) -> Option<u64> {
         match self {
@@ -270,6 +284,45 @@ impl Response {
             | Response::Await { elapsed_us, .. } => Some(*elapsed_us),
             _ => None,
         }
+    }
+}
+
+/// What the first bytes of a response say: enough to answer a frame that
+/// was too large to decode (the host skips it and keeps the session).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResponseHead {
+    /// A feed's result.
+    Complete,
+    /// A host-function call: its id, and its name when the bytes held it whole.
+    Call { call_id: u32, name: Option<String> },
+    /// Any other message (by name), or bytes that name none.
+    Other(&'static str),
+}
+
+/// Reads the head of a response from the first bytes of its payload
+/// (`SKIPPED_HEAD_LEN` of them is always enough); nothing past the head is
+/// looked at, so this works on a frame that was never buffered whole.
+pub fn peek_response_head(prefix: &[u8]) -> ResponseHead {
+    let limits = WireLimits::default();
+    let mut r = Reader::new(prefix, &limits);
+    match r.u8() {
+        Ok(tag::COMPLETE) => ResponseHead::Complete,
+        Ok(tag::CALL) => {
+            let Ok(call_id) = r.u64().and_then(|_| r.u32()) else {
+                return ResponseHead::Other("a cut Call");
+            };
+            ResponseHead::Call {
+                call_id,
+                name: r.str_capped("function name", MAX_NAME).ok(),
+            }
+        }
+        Ok(tag::READY) => ResponseHead::Other("Ready"),
+        Ok(tag::PRINT) => ResponseHead::Other("Print"),
+        Ok(tag::LOOKUP) => ResponseHead::Other("Lookup"),
+        Ok(tag::ERROR) => ResponseHead::Other("Error"),
+        Ok(tag::FATAL) => ResponseHead::Other("Fatal"),
+        Ok(tag::AWAIT) => ResponseHead::Other("Await"),
+        _ => ResponseHead::Other("an unknown message"),
     }
 }
 

@@ -4,9 +4,10 @@
 use num_bigint::BigInt;
 use proptest::prelude::*;
 use stockade_wire::{
-    Date, DateTime, GuestException, KNOWN_EXCEPTION_TYPES, Request, Response, Time, TimeDelta,
-    Value, WireLimits, decode_request, decode_response, decode_value, encode_request,
-    encode_response, encode_value,
+    Date, DateTime, DecodeError, GuestException, KNOWN_EXCEPTION_TYPES, Request, Response,
+    ResponseHead, SKIPPED_HEAD_LEN, Time, TimeDelta, Value, WireLimits, decode_request,
+    decode_response, decode_value, decoded_size, encode_request, encode_response, encode_value,
+    peek_response_head,
 };
 
 fn date() -> impl Strategy<Value = Date> {
@@ -112,6 +113,31 @@ proptest! {
             }
             Err(_) => prop_assert!(decode_value(&bytes, &tight).is_err()),
         }
+    }
+
+    #[test]
+    fn decoded_size_is_exactly_what_the_decoder_charges(v in value()) {
+        let size = decoded_size(&v);
+        let bytes = encode_value(&v, &WireLimits::default()).unwrap();
+        let at = WireLimits { max_decoded_bytes: size, ..WireLimits::default() };
+        prop_assert_eq!(decode_value(&bytes, &at).unwrap(), v);
+        let under = WireLimits { max_decoded_bytes: size - 1, ..WireLimits::default() };
+        let refused = matches!(decode_value(&bytes, &under), Err(DecodeError::BudgetExceeded { .. }));
+        prop_assert!(refused, "one byte under the size must be refused");
+    }
+
+    #[test]
+    fn the_head_of_a_response_names_it_from_its_first_bytes(v in value(), name in "[a-z_]{1,10}", id in any::<u32>()) {
+        let limits = WireLimits::default();
+        let call = Response::Call { elapsed_us: 7, call_id: id, name: name.clone(), args: vec![v.clone()], kwargs: vec![] };
+        let frame = encode_response(&call, &limits).unwrap();
+        let head = &frame[4..(4 + SKIPPED_HEAD_LEN).min(frame.len())];
+        prop_assert_eq!(peek_response_head(head), ResponseHead::Call { call_id: id, name: Some(name) });
+        prop_assert_eq!(peek_response_head(&head[..13]), ResponseHead::Call { call_id: id, name: None });
+        let complete = encode_response(&Response::Complete { elapsed_us: 1, value: v }, &limits).unwrap();
+        prop_assert_eq!(peek_response_head(&complete[4..5]), ResponseHead::Complete);
+        let print = encode_response(&Response::Print { stream: stockade_wire::PrintStream::Stdout, text: "x".into() }, &limits).unwrap();
+        prop_assert_eq!(peek_response_head(&print[4..]), ResponseHead::Other("Print"));
     }
 
     #[test]
