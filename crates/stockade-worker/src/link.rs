@@ -70,6 +70,11 @@ pub struct Link {
     pub out: Out,
     pub printer: Printer,
     limits: WireLimits,
+    /// Why the current feed was ended (the host's Abort, a protocol
+    /// error): a feed that was ended asks the host for nothing more, so a
+    /// guest that catches the error and calls again is refused here. The
+    /// host kills a worker that asks after an Abort.
+    ended: Option<(ErrorKind, String)>,
 }
 
 impl Link {
@@ -85,7 +90,33 @@ impl Link {
             },
             printer: Printer::new(8 * 1024, std::time::Duration::from_millis(5), u64::MAX),
             limits,
+            ended: None,
         })
+    }
+
+    /// Starts a feed: its output is counted afresh and it may ask the host.
+    pub fn start_feed(&mut self) {
+        self.printer.start_feed();
+        self.ended = None;
+    }
+
+    /// Fails at once if the feed was ended; otherwise runs `ask`, and
+    /// remembers an interruption that ends the feed.
+    fn ask<T>(
+        &mut self,
+        ask: impl FnOnce(&mut Self) -> Result<T, Interrupt>,
+    ) -> Result<T, Interrupt> {
+        if let Some((kind, message)) = &self.ended {
+            return Err(Interrupt::Abort {
+                kind: *kind,
+                message: message.clone(),
+            });
+        }
+        let answer = ask(self);
+        if let Err(Interrupt::Abort { kind, message }) = &answer {
+            self.ended = Some((*kind, message.clone()));
+        }
+        answer
     }
 
     pub fn read_frame(&mut self) -> Result<Option<Vec<u8>>, String> {
@@ -149,6 +180,17 @@ impl Link {
         args: Vec<Value>,
         kwargs: Vec<(String, Value)>,
     ) -> Result<CallOutcome, Interrupt> {
+        self.ask(|link| link.call_once(elapsed_us, call_id, name, args, kwargs))
+    }
+
+    fn call_once(
+        &mut self,
+        elapsed_us: u64,
+        call_id: u32,
+        name: String,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> Result<CallOutcome, Interrupt> {
         self.announce(&Response::Call {
             elapsed_us,
             call_id,
@@ -175,6 +217,10 @@ impl Link {
 
     /// Asks the parent what an undefined name means.
     pub fn lookup(&mut self, elapsed_us: u64, name: String) -> Result<LookupOutcome, Interrupt> {
+        self.ask(|link| link.lookup_once(elapsed_us, name))
+    }
+
+    fn lookup_once(&mut self, elapsed_us: u64, name: String) -> Result<LookupOutcome, Interrupt> {
         self.announce(&Response::Lookup { elapsed_us, name })?;
         match self.await_answer()? {
             // The host's abort ends the feed like any other interruption.
@@ -192,6 +238,14 @@ impl Link {
     /// Tells the parent every guest task waits on `call_ids`, and waits for
     /// the outcomes of one or more of them.
     pub fn await_calls(
+        &mut self,
+        elapsed_us: u64,
+        call_ids: Vec<u32>,
+    ) -> Result<Vec<(u32, CallOutcome)>, Interrupt> {
+        self.ask(|link| link.await_once(elapsed_us, call_ids))
+    }
+
+    fn await_once(
         &mut self,
         elapsed_us: u64,
         call_ids: Vec<u32>,

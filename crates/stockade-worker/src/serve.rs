@@ -241,7 +241,7 @@ pub fn serve(configured: Configured) -> i32 {
                 inputs,
                 functions,
             }) => {
-                link.borrow_mut().printer.start_feed();
+                link.borrow_mut().start_feed();
                 let feed = Feed {
                     code,
                     inputs,
