@@ -71,7 +71,7 @@ pub fn report(err: &Error) -> i32 {
             eprintln!("stockade: {err}");
             TIME_LIMIT
         }
-        Error::Memory { .. } => {
+        Error::Memory { .. } | Error::ResultTooLarge { .. } => {
             eprintln!("stockade: {err}");
             MEMORY_LIMIT
         }

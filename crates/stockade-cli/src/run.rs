@@ -77,6 +77,10 @@ pub struct SessionArgs {
     /// Guest memory ceiling, such as 512M or 2G.
     #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
     max_memory: u64,
+    /// Host memory the result may take (48 bytes a value plus its data),
+    /// such as 64M; a larger result is refused unread (exit 4).
+    #[arg(long, value_name = "SIZE", default_value = "64M", value_parser = parse_size)]
+    max_result_bytes: u64,
     /// OS sandbox: require (refuse to run without every layer), auto (every
     /// layer the kernel gives), or off (debugging only).
     #[arg(long, value_enum, default_value = "auto")]
@@ -97,7 +101,8 @@ impl SessionArgs {
             .javascript(self.javascript.options())
             .sandbox(self.sandbox.mode())
             .request_timeout(self.timeout)
-            .max_memory(self.max_memory);
+            .max_memory(self.max_memory)
+            .max_result_bytes(self.max_result_bytes);
         if let Some(limit) = self.max_duration {
             options = options.max_duration(limit);
         }

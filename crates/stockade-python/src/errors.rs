@@ -107,6 +107,10 @@ pub fn to_pyerr(py: Python<'_>, err: Error, interrupted: Option<PyErr>) -> PyErr
             set("detail", pyo3::types::PyString::new(py, detail).into_any());
             "crashed"
         }
+        Error::ResultTooLarge { limit } => {
+            set("limit", pyo3::types::PyInt::new(py, *limit).into_any());
+            "result_too_large"
+        }
         Error::Conversion(_) => "conversion",
         Error::Configuration(_) => "configuration",
         Error::Protocol(_) => "protocol",
@@ -136,9 +140,4 @@ pub fn conversion(py: Python<'_>, message: String) -> PyErr {
 /// A ConfigurationError for an option that is out of range.
 pub fn configuration(py: Python<'_>, message: String) -> PyErr {
     raise(py, "configuration", message, &PyDict::new(py))
-}
-
-/// The result is larger than the caller allowed.
-pub fn result_too_large(py: Python<'_>, message: String) -> PyErr {
-    raise(py, "result_too_large", message, &PyDict::new(py))
 }

@@ -20,6 +20,7 @@ const KEYS: &[&str] = &[
     "max_inflight_host_calls",
     "max_host_wait",
     "redact_host_errors",
+    "max_result_bytes",
     "spare",
     "max_duration",
     "max_memory",
@@ -128,6 +129,9 @@ pub fn session_options(language: &str, dict: &Bound<'_, PyDict>) -> PyResult<Ses
     }
     if let Some(b) = r.get::<bool>("redact_host_errors")? {
         options.redact_host_errors = b;
+    }
+    if let Some(bytes) = r.get::<u64>("max_result_bytes")? {
+        options.max_result_bytes = bytes;
     }
     if let Some(b) = r.get::<bool>("spare")? {
         options.spare = b;

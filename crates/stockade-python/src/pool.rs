@@ -52,7 +52,7 @@ impl NativePool {
     /// parent-side limits.
     #[pyo3(signature = (request_timeout=None, duration_grace=None, write_stall_timeout=None,
         max_host_calls=None, max_inflight_host_calls=None, max_host_wait=None,
-        redact_host_errors=None))]
+        redact_host_errors=None, max_result_bytes=None))]
     #[allow(clippy::too_many_arguments)]
     fn checkout(
         &self,
@@ -64,6 +64,7 @@ impl NativePool {
         max_inflight_host_calls: Option<u32>,
         max_host_wait: Option<f64>,
         redact_host_errors: Option<bool>,
+        max_result_bytes: Option<u64>,
     ) -> PyResult<NativeSession> {
         let checkout = CheckoutOptions {
             request_timeout: seconds(py, "request_timeout", request_timeout)?,
@@ -73,6 +74,7 @@ impl NativePool {
             max_inflight_host_calls,
             max_host_wait: seconds(py, "max_host_wait", max_host_wait)?,
             redact_host_errors,
+            max_result_bytes,
         };
         let session = py
             .detach(|| self.pool.checkout_with(&checkout))

@@ -6,10 +6,9 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
-use stockade::{PrintStream, Session, Value};
-use stockade_wire::{WireLimits, encode_value};
+use stockade::{PrintStream, RunLimits, Session};
 
-use crate::errors::{conversion, result_too_large, to_pyerr};
+use crate::errors::{conversion, to_pyerr};
 use crate::functions::{async_function, sync_function};
 use crate::options::session_options;
 use crate::runtime::runtime_handle;
@@ -143,14 +142,10 @@ impl NativeSession {
             })
         });
         let code = code.to_owned();
-        let result = py.detach(|| session.run_with_inputs(&code, bound));
+        let limits = RunLimits { max_result_bytes };
+        let result = py.detach(|| session.run_with_limits(&code, bound, limits));
         match result {
-            Ok(value) => {
-                if let Some(cap) = max_result_bytes {
-                    check_result_size(py, &value, cap)?;
-                }
-                to_python(py, value).map(Bound::unbind)
-            }
+            Ok(value) => to_python(py, value).map(Bound::unbind),
             Err(err) => {
                 let interrupt = interrupted.lock().ok().and_then(|mut slot| slot.take());
                 Err(to_pyerr(py, err, interrupt))
@@ -264,16 +259,4 @@ impl NativeSession {
         dict.set_item("notes", PyList::new(py, report.extras)?)?;
         Ok(dict)
     }
-}
-
-/// Refuses a result whose encoding is larger than `cap` bytes.
-fn check_result_size(py: Python<'_>, value: &Value, cap: u64) -> PyResult<()> {
-    let size = encode_value(value, &WireLimits::default()).map_or(u64::MAX, |b| b.len() as u64);
-    if size > cap {
-        return Err(result_too_large(
-            py,
-            format!("the result is {size} bytes encoded, more than the {cap} allowed"),
-        ));
-    }
-    Ok(())
 }

@@ -94,6 +94,13 @@ pub enum Error {
     /// A remote worker's connection went away; the session is lost.
     #[error("disconnected: {0}")]
     Disconnected(String),
+    /// A value from the worker (a run's result, or a host call's
+    /// arguments) would take more than `limit` bytes of host memory
+    /// (`max_result_bytes`); it was read past, never built. The session lives.
+    #[error(
+        "result too large: the value would take more than max_result_bytes ({limit} bytes) in the host; return less, or raise max_result_bytes"
+    )]
+    ResultTooLarge { limit: u64 },
     /// A host value cannot cross to the guest (or a guest value to the host).
     #[error("conversion error: {0}")]
     Conversion(String),

@@ -41,9 +41,9 @@ pub use error::{CrashInfo, Error, GuestError, TimeLimit};
 pub use host::{Args, HostError, HostResult, REDACTED};
 pub use javascript_options::{JavaScriptOptions, MAX_STACK_BYTES};
 pub use locate::{WORKER_ENV, WORKER_NAME, locate_worker};
-pub use options::{Language, Limits, SandboxMode, SessionOptions};
+pub use options::{Language, Limits, MAX_RESULT_BYTES, SandboxMode, SessionOptions};
 pub use pool::{CheckoutOptions, Pool, PoolOptions, PoolStats};
-pub use session::{Session, WorkerInfo};
+pub use session::{RunLimits, Session, WorkerInfo};
 pub use stockade_wire::{
     BigInt, Date, DateTime, MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION, PrintStream,
     SandboxReport, Time, TimeDelta, Value,

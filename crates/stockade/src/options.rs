@@ -7,6 +7,9 @@ pub use stockade_wire::{Language, SandboxMode};
 
 use crate::javascript_options::JavaScriptOptions;
 
+/// The largest `max_result_bytes`: what the wire decodes of one frame at most.
+pub const MAX_RESULT_BYTES: u64 = stockade_wire::WireLimits::DEFAULT_MAX_DECODED_BYTES;
+
 /// Limits enforced inside the worker (sent to it in Configure).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
@@ -86,6 +89,14 @@ pub struct SessionOptions {
     /// (the exception class is kept), so host internals never reach the
     /// guest. Default: true.
     pub redact_host_errors: bool,
+    /// The most host memory one value from the worker (a run's result, a
+    /// host call's arguments) may take, counted as the wire decodes it:
+    /// 48 bytes a value plus its string, bytes or big-int data. Enforced on
+    /// the frame header and while decoding, before the memory is spent; a
+    /// result past it is `Error::ResultTooLarge` (the session lives), a
+    /// call's arguments past it a catchable ValueError in the guest.
+    /// Default: 64 MiB; at most 1 GiB (the wire's decoded-bytes bound).
+    pub max_result_bytes: u64,
     /// JavaScript-only options (heap, buffers, strict eval, clock, modules...).
     pub javascript: JavaScriptOptions,
     /// Keep one spare worker with these options started in the background,
@@ -116,6 +127,7 @@ impl SessionOptions {
     pub const DEFAULT_MAX_HOST_CALLS: u32 = 10_000;
     pub const DEFAULT_MAX_HOST_WAIT: Duration = Duration::from_secs(600);
     pub const DEFAULT_MAX_INFLIGHT_HOST_CALLS: u32 = 64;
+    pub const DEFAULT_MAX_RESULT_BYTES: u64 = 64 * 1024 * 1024;
 
     /// Defaults for `language`.
     pub fn new(language: Language) -> Self {
@@ -132,6 +144,7 @@ impl SessionOptions {
             max_host_wait: Self::DEFAULT_MAX_HOST_WAIT,
             max_inflight_host_calls: Self::DEFAULT_MAX_INFLIGHT_HOST_CALLS,
             redact_host_errors: true,
+            max_result_bytes: Self::DEFAULT_MAX_RESULT_BYTES,
             javascript: JavaScriptOptions::default(),
             spare: true,
         }
@@ -212,6 +225,11 @@ impl SessionOptions {
         self
     }
 
+    pub fn max_result_bytes(mut self, bytes: u64) -> Self {
+        self.max_result_bytes = bytes;
+        self
+    }
+
     pub fn max_output_bytes(mut self, bytes: u64) -> Self {
         self.limits.max_output_bytes = bytes;
         self
@@ -266,6 +284,12 @@ impl SessionOptions {
         }
         if self.max_host_wait.is_zero() {
             return Err("max_host_wait must be greater than zero".into());
+        }
+        if self.max_result_bytes == 0 || self.max_result_bytes > MAX_RESULT_BYTES {
+            return Err(format!(
+                "max_result_bytes must be between 1 and {MAX_RESULT_BYTES} (the wire's decoded-bytes bound), not {}",
+                self.max_result_bytes
+            ));
         }
         if self.max_threads == 0 {
             return Err("max_threads must be at least 1".into());

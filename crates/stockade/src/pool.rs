@@ -50,6 +50,7 @@ pub struct CheckoutOptions {
     pub max_inflight_host_calls: Option<u32>,
     pub max_host_wait: Option<Duration>,
     pub redact_host_errors: Option<bool>,
+    pub max_result_bytes: Option<u64>,
 }
 
 impl CheckoutOptions {
@@ -82,6 +83,9 @@ impl CheckoutOptions {
         }
         if let Some(redact) = self.redact_host_errors {
             options.redact_host_errors = redact;
+        }
+        if let Some(bytes) = self.max_result_bytes {
+            options.max_result_bytes = bytes;
         }
         options.validate().map_err(Error::Configuration)?;
         Ok(options)

@@ -10,7 +10,10 @@ use std::time::{Duration, Instant};
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
 use rustix::io::Errno;
-use stockade_wire::{DecodeError, FrameReader, Response, WireLimits, decode_response};
+use stockade_wire::{
+    DecodeError, Frame, FrameReader, Response, ResponseHead, WireLimits, decode_response,
+    peek_response_head,
+};
 
 use crate::supervisor::{SupervisionLimits, Supervisor, Violation};
 
@@ -23,6 +26,12 @@ const STDERR_TAIL: usize = 8 * 1024;
 const RECV_SPIN: Duration = Duration::from_micros(50);
 /// How long an exiting worker gets to be reaped before it is killed.
 const REAP_GRACE: Duration = Duration::from_millis(200);
+/// Decoded bytes every message may take whatever the value limit: a
+/// 64 KiB Print, an Error's 64 KiB message and 64 KiB traceback, with room.
+const MESSAGE_ALLOWANCE: u64 = 256 * 1024;
+/// Encoded bytes a frame may have beyond its decoded budget: the fixed
+/// fields of a message (a value never encodes larger than it decodes).
+const FRAME_SLACK: u64 = 4 * 1024;
 
 /// Why no response arrived.
 #[derive(Debug)]
@@ -35,6 +44,11 @@ pub(crate) enum RecvError {
     Malformed(DecodeError),
     /// Reading the pipe failed.
     Io(std::io::Error),
+    /// A frame's values would take more than the value limit: the frame
+    /// was read past (or decoded no further) and the stream is intact.
+    TooLarge { head: ResponseHead, encoded: u64 },
+    /// This process is a fork of the one that started the worker.
+    Forked,
 }
 
 /// Why a request could not be written.
@@ -45,6 +59,8 @@ pub(crate) enum SendError {
     /// The worker's input is closed.
     Closed,
     Io(std::io::Error),
+    /// This process is a fork of the one that started the worker.
+    Forked,
 }
 
 /// How the process ended.
@@ -212,8 +228,28 @@ impl WorkerProcess {
         }
     }
 
+    /// Bounds the values of every later response to `bytes` decoded (as
+    /// the wire counts them): a frame that could not decode within that is
+    /// skipped as it arrives and reported as `RecvError::TooLarge`. Every
+    /// message still gets `MESSAGE_ALLOWANCE`, so prints and errors pass
+    /// whatever the limit; the caller checks smaller values itself.
+    pub(crate) fn limit_values(&mut self, bytes: u64) {
+        let budget = bytes.clamp(MESSAGE_ALLOWANCE, WireLimits::DEFAULT_MAX_DECODED_BYTES);
+        self.limits.max_decoded_bytes = budget;
+        self.frames
+            .set_accept(usize::try_from(budget.saturating_add(FRAME_SLACK)).unwrap_or(usize::MAX));
+    }
+
+    /// The decoded bytes a value may take before the wire itself refuses it.
+    pub(crate) fn value_budget(&self) -> u64 {
+        self.limits.max_decoded_bytes
+    }
+
     /// Writes a whole frame before `deadline`.
     pub(crate) fn send(&mut self, frame: &[u8], deadline: Instant) -> Result<(), SendError> {
+        if !self.owned() {
+            return Err(SendError::Forked);
+        }
         let mut written = 0;
         while written < frame.len() {
             match rustix::io::write(&self.stdin, &frame[written..]) {
@@ -231,12 +267,46 @@ impl WorkerProcess {
         Ok(())
     }
 
-    /// Receives the next response, waiting at most until `deadline`.
+    /// Receives the next response, waiting at most until `deadline`, which
+    /// is checked between frames too: a worker that keeps its pipe full
+    /// never holds the host past it.
     pub(crate) fn recv(&mut self, deadline: Option<Instant>) -> Result<Response, RecvError> {
+        self.receive(deadline, true)
+    }
+
+    /// What the worker has already sent, without waiting: the next frame
+    /// buffered or in the pipe, else `RecvError::Deadline`.
+    pub(crate) fn recv_sent(&mut self) -> Result<Response, RecvError> {
+        self.receive(Some(Instant::now()), false)
+    }
+
+    fn receive(
+        &mut self,
+        deadline: Option<Instant>,
+        between_frames: bool,
+    ) -> Result<Response, RecvError> {
+        if !self.owned() {
+            return Err(RecvError::Forked);
+        }
         let spin_until = Instant::now() + RECV_SPIN;
         loop {
-            if let Some(payload) = self.frames.next_frame().map_err(RecvError::Malformed)? {
-                return decode_response(&payload, &self.limits).map_err(RecvError::Malformed);
+            if between_frames && deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                return Err(RecvError::Deadline);
+            }
+            let limits = self.limits;
+            let frame = self
+                .frames
+                .next_with(|payload| decode(payload, &limits))
+                .map_err(RecvError::Malformed)?;
+            match frame {
+                Some(Frame::Whole(decoded)) => return decoded,
+                Some(Frame::Skipped { head, len }) => {
+                    return Err(RecvError::TooLarge {
+                        head: peek_response_head(&head),
+                        encoded: len as u64,
+                    });
+                }
+                None => {}
             }
             match rustix::io::read(&self.stdout, &mut self.read_buf[..]) {
                 Ok(0) => return Err(RecvError::Closed),
@@ -253,10 +323,14 @@ impl WorkerProcess {
         }
     }
 
-    /// Kills the worker (if it still runs) and reaps it.
+    /// Kills the worker (if it still runs) and reaps it. A forked child
+    /// does neither: the worker is its parent's.
     pub(crate) fn kill(&mut self) -> ExitInfo {
         if let Some(exit) = self.exit {
             return exit;
+        }
+        if !self.owned() {
+            return ExitInfo::default();
         }
         let _ = self.child.kill();
         self.reap_now()
@@ -267,6 +341,9 @@ impl WorkerProcess {
     pub(crate) fn reap(&mut self) -> ExitInfo {
         if let Some(exit) = self.exit {
             return exit;
+        }
+        if !self.owned() {
+            return ExitInfo::default();
         }
         let deadline = Instant::now() + REAP_GRACE;
         self.stop_supervisor();
@@ -315,6 +392,21 @@ impl WorkerProcess {
             .find(|l| !l.trim().is_empty())
             .map(|l| l.trim().to_owned())
     }
+}
+
+/// Decodes one response; a frame whose values run past the budget is
+/// reported with its head (read only then), so the session can answer it.
+fn decode(payload: &[u8], limits: &WireLimits) -> Result<Response, RecvError> {
+    decode_response(payload, limits).map_err(|err| match err {
+        DecodeError::BudgetExceeded { .. } | DecodeError::TooManyNodes { .. } => {
+            let end = payload.len().min(stockade_wire::SKIPPED_HEAD_LEN);
+            RecvError::TooLarge {
+                head: peek_response_head(&payload[..end]),
+                encoded: payload.len() as u64,
+            }
+        }
+        err => RecvError::Malformed(err),
+    })
 }
 
 impl WorkerProcess {

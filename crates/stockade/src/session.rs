@@ -5,15 +5,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use stockade_wire::{
-    CallOutcome, ConfigureLimits, ErrorKind, GuestException, JavaScriptConfig, LookupOutcome,
-    PROTOCOL_VERSION, PrintStream, Request, Response, SandboxMode, SandboxReport, Value,
-    WireLimits, encode_request,
+    ConfigureLimits, ErrorKind, GuestException, JavaScriptConfig, PROTOCOL_VERSION, PrintStream,
+    Request, Response, ResponseHead, SandboxMode, SandboxReport, Value, WireLimits, decoded_size,
+    encode_request,
 };
 
 use crate::error::{CrashInfo, Error, GuestError, TimeLimit};
 #[cfg(feature = "tokio")]
 use crate::host::HostFuture;
-use crate::host::{self, Args, CallPolicy, HostFunction, HostResult, call_sync};
+use crate::host::{Args, HostFunction, HostResult};
 #[cfg(feature = "tokio")]
 use crate::inflight::Inflight;
 use crate::locate::locate_worker;
@@ -22,13 +22,14 @@ use crate::process::{ExitInfo, RecvError, SendError, WorkerProcess};
 use crate::spare;
 use crate::supervisor::{SupervisionLimits, Violation, all_threads_filtered, usage};
 
+mod turn;
+
+use turn::Turn;
+
 /// Exit status of a worker whose allocator refused an allocation.
 const EXIT_MEMORY: i32 = 65;
 /// Exit status of a worker that refused its configuration.
 const EXIT_CONFIG: i32 = 78;
-/// Output past `max_output_bytes` the worker may send in one feed: its
-/// truncation marker and the rest of the frame that crossed the line.
-const OUTPUT_SLACK: u64 = 64 * 1024 + 256;
 /// The signal RLIMIT_CPU's soft limit sends.
 const SIGXCPU: i32 = 24;
 /// Exit status of a worker whose watchdog saw resident memory pass the ceiling.
@@ -71,6 +72,15 @@ fn remember_seccomp(report: &SandboxReport) {
     }
 }
 
+/// Limits of one run, tighter than the session's own (a larger value than
+/// the session's is held to the session's).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunLimits {
+    /// The most host memory the run's result may take, as
+    /// `SessionOptions::max_result_bytes` counts it.
+    pub max_result_bytes: Option<u64>,
+}
+
 /// A guest session in its own worker process. Globals persist across
 /// [`run`](Self::run) calls. Dropping the session kills the worker.
 pub struct Session {
@@ -105,6 +115,14 @@ impl std::fmt::Debug for Session {
             .field("elapsed", &self.elapsed)
             .finish_non_exhaustive()
     }
+}
+
+/// What the worker sent: a message, or one whose values were too large
+/// to take (skipped unread, or decoded no further).
+#[derive(Debug)]
+enum Reply {
+    Message(Response),
+    TooLarge { head: ResponseHead, encoded: u64 },
 }
 
 /// Which deadline bounds the current wait.
@@ -270,8 +288,17 @@ impl Session {
         let frame = encode_request(&configure, &self.wire)
             .map_err(|e| Error::Configuration(e.to_string()))?;
         self.send(&frame)?;
-        let deadline = self.deadline();
-        match self.recv(deadline)? {
+        let deadline =
+            self.turn_deadline(&Turn::new(Duration::ZERO, self.options.max_result_bytes));
+        let reply = match self.recv_within(deadline, self.options.max_result_bytes)? {
+            Reply::Message(response) => response,
+            Reply::TooLarge { .. } => {
+                return Err(
+                    self.broken("the worker answered Configure with an oversized frame".into())
+                );
+            }
+        };
+        match reply {
             Response::Ready {
                 protocol_version,
                 worker_version,
@@ -312,7 +339,7 @@ impl Session {
             }
             other => Err(self.broken(format!(
                 "the worker answered Configure with {}",
-                response_name(&other)
+                other.name()
             ))),
         }
     }
@@ -436,6 +463,17 @@ impl Session {
         code: &str,
         inputs: Vec<(String, Value)>,
     ) -> Result<Value, Error> {
+        self.run_with_limits(code, inputs, RunLimits::default())
+    }
+
+    /// As `run_with_inputs`, with limits of this run that are tighter than
+    /// the session's.
+    pub fn run_with_limits(
+        &mut self,
+        code: &str,
+        inputs: Vec<(String, Value)>,
+        limits: RunLimits,
+    ) -> Result<Value, Error> {
         if let Some(err) = &self.lost {
             return Err(err.clone());
         }
@@ -458,8 +496,14 @@ impl Session {
             &self.wire,
         )
         .map_err(|err| Error::Conversion(format!("the feed cannot be sent: {err}")))?;
+        let result_limit = limits
+            .max_result_bytes
+            .unwrap_or(self.options.max_result_bytes)
+            .min(self.options.max_result_bytes);
+        self.worker.limit_values(result_limit);
+        let turn = Turn::new(self.elapsed, result_limit);
         self.send(&frame)?;
-        let result = self.serve_turn();
+        let result = self.serve_turn(turn);
         // Async calls the feed left unawaited are abandoned with it.
         #[cfg(feature = "tokio")]
         self.inflight.clear();
@@ -477,188 +521,6 @@ impl Session {
                 .send(&frame, Instant::now() + Duration::from_millis(100));
             self.worker.reap();
         }
-    }
-
-    /// Serves the worker's messages until the feed completes or fails.
-    fn serve_turn(&mut self) -> Result<Value, Error> {
-        let mut deadline = self.deadline();
-        let mut calls: u32 = 0;
-        let mut output: u64 = 0;
-        // The worker cuts output at max_output_bytes and adds one marker line.
-        let output_allowance = self
-            .options
-            .limits
-            .max_output_bytes
-            .saturating_add(OUTPUT_SLACK);
-        let policy = CallPolicy {
-            max_wait: self.options.max_host_wait,
-            redact: self.options.redact_host_errors,
-        };
-        loop {
-            let response = self.recv(deadline)?;
-            if let Some(us) = response.elapsed_us() {
-                self.elapsed = Duration::from_micros(us);
-            }
-            match response {
-                Response::Print { stream, text } => {
-                    output = output.saturating_add(text.len() as u64);
-                    if output > output_allowance {
-                        return Err(self.broken(format!(
-                            "the worker sent more than max_output_bytes ({}) of output in one feed",
-                            self.options.limits.max_output_bytes
-                        )));
-                    }
-                    if let Some(print) = &mut self.print {
-                        print(stream, &text);
-                    }
-                }
-                Response::Call {
-                    call_id,
-                    name,
-                    args,
-                    kwargs,
-                    ..
-                } => {
-                    let Some(function) = self.functions.get_mut(&name) else {
-                        if !self.listed.contains(&name) {
-                            return Err(self.broken(format!(
-                                "the worker called host function {name:?}, which it was never given"
-                            )));
-                        }
-                        let outcome = CallOutcome::Raise(GuestException::new(
-                            "NameError",
-                            &format!("host function {name:?} is no longer available"),
-                        ));
-                        let frame =
-                            encode_request(&Request::Resume { call_id, outcome }, &self.wire)
-                                .map_err(|e| Error::Conversion(e.to_string()))?;
-                        self.send(&frame)?;
-                        deadline = self.deadline();
-                        continue;
-                    };
-                    calls = calls.saturating_add(1);
-                    let args = Args {
-                        positional: args,
-                        keyword: kwargs,
-                    };
-                    let outcome = if calls > self.options.max_host_calls {
-                        CallOutcome::Abort(host_calls_exceeded(self.options.max_host_calls))
-                    } else {
-                        match function {
-                            HostFunction::Sync(call) => {
-                                let started = Instant::now();
-                                let answer = call_sync(call, args);
-                                host::outcome(&name, answer, started.elapsed(), &policy)
-                            }
-                            #[cfg(feature = "tokio")]
-                            HostFunction::Async { start, runtime } => {
-                                if self.inflight.len()
-                                    >= self.options.max_inflight_host_calls as usize
-                                {
-                                    CallOutcome::Abort(format!(
-                                        "max_inflight_host_calls exceeded: at most {} async host calls may be in flight",
-                                        self.options.max_inflight_host_calls
-                                    ))
-                                } else {
-                                    self.inflight.start(
-                                        call_id,
-                                        name.clone(),
-                                        start(args),
-                                        runtime,
-                                    );
-                                    CallOutcome::Pending
-                                }
-                            }
-                        }
-                    };
-                    let frame = match encode_request(
-                        &Request::Resume { call_id, outcome },
-                        &self.wire,
-                    ) {
-                        Ok(frame) => frame,
-                        Err(err) => {
-                            let refusal = CallOutcome::Raise(GuestException::new(
-                                "TypeError",
-                                &format!(
-                                    "host function {name:?} returned a value that cannot cross: {err}"
-                                ),
-                            ));
-                            encode_request(
-                                &Request::Resume {
-                                    call_id,
-                                    outcome: refusal,
-                                },
-                                &self.wire,
-                            )
-                            .map_err(|e| Error::Conversion(e.to_string()))?
-                        }
-                    };
-                    self.send(&frame)?;
-                    deadline = self.deadline();
-                }
-                Response::Lookup { name, .. } => {
-                    calls = calls.saturating_add(1);
-                    let outcome = if calls > self.options.max_host_calls {
-                        LookupOutcome::Abort(host_calls_exceeded(self.options.max_host_calls))
-                    } else if self.functions.contains_key(&name) {
-                        LookupOutcome::Function
-                    } else if let Some(value) = self.globals.get(&name) {
-                        LookupOutcome::Value(value.clone())
-                    } else {
-                        LookupOutcome::Undefined
-                    };
-                    let frame = encode_request(&Request::LookupReply(outcome), &self.wire)
-                        .map_err(|e| Error::Conversion(e.to_string()))?;
-                    self.send(&frame)?;
-                    deadline = self.deadline();
-                }
-                Response::Await { call_ids, .. } => {
-                    let results = self.resolve(&call_ids, &policy)?;
-                    let frame = encode_request(&Request::Resolve { results }, &self.wire)
-                        .map_err(|e| Error::Conversion(e.to_string()))?;
-                    self.send(&frame)?;
-                    deadline = self.deadline();
-                }
-                Response::Complete { value, .. } => return Ok(value),
-                Response::Error {
-                    kind,
-                    exception,
-                    traceback,
-                    ..
-                } => return Err(self.guest_failure(kind, exception, traceback)),
-                Response::Fatal { message } => return Err(self.fatal(message)),
-                Response::Ready { .. } => {
-                    return Err(self.broken("the worker sent Ready in the middle of a turn".into()));
-                }
-            }
-        }
-    }
-
-    /// Waits for one or more of the awaited async calls; a worker that
-    /// awaits a call it was never told is pending is broken.
-    #[cfg(feature = "tokio")]
-    fn resolve(
-        &mut self,
-        call_ids: &[u32],
-        policy: &CallPolicy,
-    ) -> Result<Vec<(u32, CallOutcome)>, Error> {
-        if call_ids.is_empty() || call_ids.iter().any(|id| !self.inflight.knows(*id)) {
-            return Err(self.broken(format!(
-                "the worker awaited calls {call_ids:?}, which are not in flight"
-            )));
-        }
-        Ok(self.inflight.wait(call_ids, policy))
-    }
-
-    #[cfg(not(feature = "tokio"))]
-    fn resolve(
-        &mut self,
-        call_ids: &[u32],
-        _policy: &CallPolicy,
-    ) -> Result<Vec<(u32, CallOutcome)>, Error> {
-        Err(self.broken(format!(
-            "the worker awaited calls {call_ids:?}, but no call is pending"
-        )))
     }
 
     fn guest_failure(
@@ -688,26 +550,6 @@ impl Session {
         }
     }
 
-    /// The deadline for the next reply: `request_timeout` from now, or the
-    /// remaining `max_duration` budget plus grace, whichever is nearer.
-    fn deadline(&self) -> TurnDeadline {
-        let now = Instant::now();
-        let hard = now + self.options.request_timeout;
-        if let Some(max) = self.options.limits.max_duration {
-            let backstop = now + max.saturating_sub(self.elapsed) + self.options.duration_grace;
-            if backstop < hard {
-                return TurnDeadline {
-                    at: backstop,
-                    backstop: true,
-                };
-            }
-        }
-        TurnDeadline {
-            at: hard,
-            backstop: false,
-        }
-    }
-
     fn send(&mut self, frame: &[u8]) -> Result<(), Error> {
         let deadline = Instant::now()
             + self
@@ -727,12 +569,17 @@ impl Session {
             Err(SendError::Io(err)) => {
                 Err(self.broken(format!("cannot write to the worker: {err}")))
             }
+            Err(SendError::Forked) => Err(Error::Forked {
+                owner: self.worker.owner(),
+            }),
         }
     }
 
     /// Waits for the worker's next message, polling the interrupt check in
-    /// slices when one is set.
-    fn recv(&mut self, deadline: TurnDeadline) -> Result<Response, Error> {
+    /// slices when one is set. A message whose values take more than
+    /// `result_limit` decoded bytes arrives as `Reply::TooLarge`, with the
+    /// stream intact.
+    fn recv_within(&mut self, deadline: TurnDeadline, result_limit: u64) -> Result<Reply, Error> {
         let received = loop {
             let Some(check) = &mut self.interrupt else {
                 break self.worker.recv(Some(deadline.at));
@@ -750,7 +597,11 @@ impl Session {
             }
         };
         match received {
-            Ok(response) => Ok(response),
+            Ok(response) => Ok(self.measured(response, result_limit)),
+            Err(RecvError::TooLarge { head, encoded }) => Ok(Reply::TooLarge { head, encoded }),
+            Err(RecvError::Forked) => Err(Error::Forked {
+                owner: self.worker.owner(),
+            }),
             Err(RecvError::Deadline) if deadline.backstop => {
                 let budget = self.options.limits.max_duration.unwrap_or_default();
                 Err(self.lose(CrashInfo {
@@ -781,6 +632,42 @@ impl Session {
         }
     }
 
+    /// A message as a reply, measured against `result_limit` when that is
+    /// tighter than what the wire already held its values to.
+    fn measured(&self, response: Response, result_limit: u64) -> Reply {
+        if result_limit >= self.worker.value_budget() {
+            return Reply::Message(response);
+        }
+        let (size, head) = match &response {
+            Response::Complete { value, .. } => (decoded_size(value), ResponseHead::Complete),
+            Response::Call {
+                call_id,
+                name,
+                args,
+                kwargs,
+                ..
+            } => (
+                args.iter()
+                    .map(decoded_size)
+                    .chain(kwargs.iter().map(|(k, v)| k.len() as u64 + decoded_size(v)))
+                    .fold(0u64, u64::saturating_add),
+                ResponseHead::Call {
+                    call_id: *call_id,
+                    name: Some(name.clone()),
+                },
+            ),
+            _ => return Reply::Message(response),
+        };
+        if size > result_limit {
+            Reply::TooLarge {
+                head,
+                encoded: size,
+            }
+        } else {
+            Reply::Message(response)
+        }
+    }
+
     /// The worker announced a fatal error and is exiting.
     fn fatal(&mut self, message: String) -> Error {
         let exit = self.worker.reap();
@@ -806,7 +693,7 @@ impl Session {
         // A worker that announced Fatal before exiting may still have that
         // frame unread in the pipe (a write to it can fail first).
         let mut fatal = None;
-        while let Ok(response) = self.worker.recv(Some(Instant::now())) {
+        while let Ok(response) = self.worker.recv_sent() {
             if let Response::Fatal { message } = response {
                 fatal = Some(message);
             }
@@ -869,10 +756,6 @@ impl Session {
     }
 }
 
-fn host_calls_exceeded(max: u32) -> String {
-    format!("max_host_calls exceeded: a feed may make {max} host calls and name lookups")
-}
-
 fn crash_info(what: &str, exit: ExitInfo, detail: Option<String>) -> CrashInfo {
     if exit.signal == Some(SIGXCPU) {
         return CrashInfo {
@@ -922,17 +805,4 @@ fn check_input(name: &str, value: &Value, wire: &WireLimits) -> Result<(), Error
     stockade_wire::encode_value(value, wire)
         .map(|_| ())
         .map_err(|err| Error::Conversion(format!("input {name:?}: {err}")))
-}
-
-fn response_name(response: &Response) -> &'static str {
-    match response {
-        Response::Ready { .. } => "Ready",
-        Response::Print { .. } => "Print",
-        Response::Call { .. } => "Call",
-        Response::Lookup { .. } => "Lookup",
-        Response::Complete { .. } => "Complete",
-        Response::Error { .. } => "Error",
-        Response::Fatal { .. } => "Fatal",
-        Response::Await { .. } => "Await",
-    }
 }

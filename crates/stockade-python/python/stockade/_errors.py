@@ -74,7 +74,13 @@ class ProtocolError(StockadeError):
 
 
 class ResultTooLarge(StockadeError):
-    """The guest's result is larger than the caller allowed."""
+    """A value from the guest (a result, or a host function's arguments)
+    would take more host memory than `max_result_bytes` (`.limit`); it was
+    never built. The sandbox lives."""
+
+    def __init__(self, message: str, *, limit: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.limit = limit
 
 
 _ADVICE = {
@@ -85,7 +91,7 @@ _ADVICE = {
     "configuration": " Check the option named above.",
     "protocol": "",
     "forked": "",
-    "result_too_large": " Return less, or raise max_result_bytes.",
+    "result_too_large": " The sandbox still works.",
 }
 
 
@@ -119,8 +125,9 @@ def _from_native(kind: str, message: str, fields: dict) -> StockadeError:
         "conversion": ConversionError,
         "configuration": ConfigurationError,
         "protocol": ProtocolError,
-        "result_too_large": ResultTooLarge,
     }.get(kind, StockadeError)
+    if kind == "result_too_large":
+        return ResultTooLarge(_sentence(message) + _ADVICE[kind], **f)
     return cls(_sentence(message) + _ADVICE.get(kind, ""))
 
 

@@ -14,7 +14,7 @@ from ._sandbox import AsyncSandbox, Limits, Sandbox, _options
 #: is sent to a worker when it starts, so it is fixed per pool.
 CHECKOUT_OPTIONS = ("request_timeout", "duration_grace", "write_stall_timeout",
                     "max_host_calls", "max_inflight_host_calls", "max_host_wait",
-                    "redact_host_errors")
+                    "redact_host_errors", "max_result_bytes")
 
 
 class _PoolBase:

@@ -21,7 +21,7 @@ WORKER = Path(__file__).resolve().parent / "bin" / "stockade-worker"
 
 #: Bytes of stdout and of stderr `execute` keeps.
 DEFAULT_STREAM_LIMIT = 64 * 1024
-#: Encoded bytes of a result `execute` accepts.
+#: Host memory a result of `execute` may take (as `max_result_bytes` counts it).
 DEFAULT_RESULT_LIMIT = 1024 * 1024
 
 
@@ -71,7 +71,7 @@ class ExecutionResult:
 
 _SESSION_KEYS = ("request_timeout", "duration_grace", "write_stall_timeout", "max_threads",
                  "max_host_calls", "max_inflight_host_calls", "max_host_wait",
-                 "redact_host_errors", "spare")
+                 "redact_host_errors", "max_result_bytes", "spare")
 _JAVASCRIPT_KEYS = ("strict_eval", "web_polyfills", "frozen_clock", "random_seed", "modules")
 
 
@@ -291,7 +291,8 @@ class Sandbox(_Base):
         """Like run(), but never raises for the run's own failure: returns an
         ExecutionResult with the captured output (each stream cut at
         `max_stream_bytes`) and the result (refused past `max_result_bytes`
-        encoded, as error_type "ResultTooLarge")."""
+        of host memory, counted as the sandbox's `max_result_bytes` is and
+        never built, as error_type "ResultTooLarge")."""
         capture = _Capture(max_stream_bytes, print)
         try:
             result = self._run(code, inputs, functions, capture, max_result_bytes)

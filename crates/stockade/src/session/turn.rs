@@ -1,0 +1,354 @@
+//! One turn: serving the worker's messages from a Feed until the feed
+//! completes or fails, under deadlines the worker's own traffic never moves.
+//!
+//! The turn's wall clock starts when the Feed is sent. `request_timeout`
+//! (and the `max_duration` backstop) count from there, extended only by the
+//! time the host spends inside host functions; a reply, a print or a call
+//! never resets them. Everything the worker may send is bounded: prints by
+//! `max_output_bytes` (an empty one is a broken worker), calls and lookups
+//! by `max_host_calls`, and once the host has ended a feed (Abort) the
+//! worker may only print and report the end: another request kills it.
+
+use std::time::{Duration, Instant};
+
+use stockade_wire::{
+    CallOutcome, GuestException, LookupOutcome, Request, Response, ResponseHead, Value,
+    encode_request,
+};
+
+use crate::error::Error;
+use crate::host::{self, Args, CallPolicy, HostFunction, call_sync};
+
+use super::{Reply, Session, TurnDeadline};
+
+/// Output past `max_output_bytes` the worker may send in one feed: its
+/// truncation marker and the rest of the frame that crossed the line.
+const OUTPUT_SLACK: u64 = 64 * 1024 + 256;
+
+/// One turn's clock and counts.
+#[derive(Debug)]
+pub(super) struct Turn {
+    started: Instant,
+    /// Time spent inside host functions (and waiting on async ones), which
+    /// no deadline counts.
+    host_time: Duration,
+    /// Guest time the worker had used before the turn began.
+    elapsed_before: Duration,
+    calls: u32,
+    output: u64,
+    /// The host ended the feed; the worker may only print and report now.
+    aborted: bool,
+    /// The most decoded bytes a value from the worker may take this turn.
+    result_limit: u64,
+}
+
+impl Turn {
+    pub(super) fn new(elapsed_before: Duration, result_limit: u64) -> Self {
+        Self {
+            started: Instant::now(),
+            host_time: Duration::ZERO,
+            elapsed_before,
+            calls: 0,
+            output: 0,
+            aborted: false,
+            result_limit,
+        }
+    }
+
+    pub(super) fn result_limit(&self) -> u64 {
+        self.result_limit
+    }
+}
+
+fn host_calls_exceeded(max: u32) -> String {
+    format!("max_host_calls exceeded: a feed may make {max} host calls and name lookups")
+}
+
+impl Session {
+    /// The deadline of the turn's next reply: `request_timeout`, or the
+    /// `max_duration` budget left at the turn's start plus grace, whichever
+    /// is nearer, both counted from the turn's start plus host time.
+    pub(super) fn turn_deadline(&self, turn: &Turn) -> TurnDeadline {
+        let base = turn.started + turn.host_time;
+        let hard = base + self.options.request_timeout;
+        if let Some(max) = self.options.limits.max_duration {
+            let backstop =
+                base + max.saturating_sub(turn.elapsed_before) + self.options.duration_grace;
+            if backstop < hard {
+                return TurnDeadline {
+                    at: backstop,
+                    backstop: true,
+                };
+            }
+        }
+        TurnDeadline {
+            at: hard,
+            backstop: false,
+        }
+    }
+
+    /// Serves the worker's messages until the feed completes or fails.
+    pub(super) fn serve_turn(&mut self, mut turn: Turn) -> Result<Value, Error> {
+        // The worker cuts output at max_output_bytes and adds one marker line.
+        let output_allowance = self
+            .options
+            .limits
+            .max_output_bytes
+            .saturating_add(OUTPUT_SLACK);
+        let policy = CallPolicy {
+            max_wait: self.options.max_host_wait,
+            redact: self.options.redact_host_errors,
+        };
+        loop {
+            let deadline = self.turn_deadline(&turn);
+            let response = match self.recv_within(deadline, turn.result_limit())? {
+                Reply::Message(response) => response,
+                Reply::TooLarge { head, encoded } => {
+                    self.answer_too_large(&mut turn, head, encoded)?;
+                    continue;
+                }
+            };
+            if let Some(us) = response.elapsed_us() {
+                // Guest time never runs backwards, whatever the worker says.
+                self.elapsed = self.elapsed.max(Duration::from_micros(us));
+            }
+            if turn.aborted
+                && matches!(
+                    response,
+                    Response::Call { .. } | Response::Lookup { .. } | Response::Await { .. }
+                )
+            {
+                return Err(self.broken(format!(
+                    "the worker sent a {} after the host ended its feed",
+                    response.name()
+                )));
+            }
+            match response {
+                Response::Print { stream, text } => {
+                    if text.is_empty() {
+                        return Err(self.broken("the worker sent an empty Print".into()));
+                    }
+                    turn.output = turn.output.saturating_add(text.len() as u64);
+                    if turn.output > output_allowance {
+                        return Err(self.broken(format!(
+                            "the worker sent more than max_output_bytes ({}) of output in one feed",
+                            self.options.limits.max_output_bytes
+                        )));
+                    }
+                    if let Some(print) = &mut self.print {
+                        print(stream, &text);
+                    }
+                }
+                Response::Call {
+                    call_id,
+                    name,
+                    args,
+                    kwargs,
+                    ..
+                } => {
+                    let args = Args {
+                        positional: args,
+                        keyword: kwargs,
+                    };
+                    let outcome = self.call(&mut turn, &name, call_id, args, &policy)?;
+                    self.resume(&mut turn, call_id, &name, outcome)?;
+                }
+                Response::Lookup { name, .. } => {
+                    turn.calls = turn.calls.saturating_add(1);
+                    let outcome = if turn.calls > self.options.max_host_calls {
+                        turn.aborted = true;
+                        LookupOutcome::Abort(host_calls_exceeded(self.options.max_host_calls))
+                    } else if self.functions.contains_key(&name) {
+                        LookupOutcome::Function
+                    } else if let Some(value) = self.globals.get(&name) {
+                        LookupOutcome::Value(value.clone())
+                    } else {
+                        LookupOutcome::Undefined
+                    };
+                    let frame = encode_request(&Request::LookupReply(outcome), &self.wire)
+                        .map_err(|e| Error::Conversion(e.to_string()))?;
+                    self.send(&frame)?;
+                }
+                Response::Await { call_ids, .. } => {
+                    let started = Instant::now();
+                    let results = self.resolve(&call_ids, &policy);
+                    turn.host_time += started.elapsed();
+                    let results = results?;
+                    if results
+                        .iter()
+                        .any(|(_, outcome)| matches!(outcome, CallOutcome::Abort(_)))
+                    {
+                        turn.aborted = true;
+                    }
+                    let frame = encode_request(&Request::Resolve { results }, &self.wire)
+                        .map_err(|e| Error::Conversion(e.to_string()))?;
+                    self.send(&frame)?;
+                }
+                Response::Complete { value, .. } => return Ok(value),
+                Response::Error {
+                    kind,
+                    exception,
+                    traceback,
+                    ..
+                } => return Err(self.guest_failure(kind, exception, traceback)),
+                Response::Fatal { message } => return Err(self.fatal(message)),
+                Response::Ready { .. } => {
+                    return Err(self.broken("the worker sent Ready in the middle of a turn".into()));
+                }
+            }
+        }
+    }
+
+    /// Runs (or starts) the host function a Call names and says what the
+    /// guest gets; its time is the host's, not the turn's.
+    fn call(
+        &mut self,
+        turn: &mut Turn,
+        name: &str,
+        call_id: u32,
+        args: Args,
+        policy: &CallPolicy,
+    ) -> Result<CallOutcome, Error> {
+        let Some(function) = self.functions.get_mut(name) else {
+            if !self.listed.contains(name) {
+                return Err(self.broken(format!(
+                    "the worker called host function {name:?}, which it was never given"
+                )));
+            }
+            return Ok(CallOutcome::Raise(GuestException::new(
+                "NameError",
+                &format!("host function {name:?} is no longer available"),
+            )));
+        };
+        turn.calls = turn.calls.saturating_add(1);
+        if turn.calls > self.options.max_host_calls {
+            turn.aborted = true;
+            return Ok(CallOutcome::Abort(host_calls_exceeded(
+                self.options.max_host_calls,
+            )));
+        }
+        Ok(match function {
+            HostFunction::Sync(call) => {
+                let started = Instant::now();
+                let answer = call_sync(call, args);
+                let took = started.elapsed();
+                turn.host_time += took;
+                host::outcome(name, answer, took, policy)
+            }
+            #[cfg(feature = "tokio")]
+            HostFunction::Async { start, runtime } => {
+                if self.inflight.len() >= self.options.max_inflight_host_calls as usize {
+                    turn.aborted = true;
+                    CallOutcome::Abort(format!(
+                        "max_inflight_host_calls exceeded: at most {} async host calls may be in flight",
+                        self.options.max_inflight_host_calls
+                    ))
+                } else {
+                    self.inflight
+                        .start(call_id, name.to_owned(), start(args), runtime);
+                    CallOutcome::Pending
+                }
+            }
+        })
+    }
+
+    /// Sends a call's outcome; a result that cannot cross is raised in the
+    /// guest as a TypeError instead.
+    fn resume(
+        &mut self,
+        turn: &mut Turn,
+        call_id: u32,
+        name: &str,
+        outcome: CallOutcome,
+    ) -> Result<(), Error> {
+        if matches!(outcome, CallOutcome::Abort(_)) {
+            turn.aborted = true;
+        }
+        let frame = match encode_request(&Request::Resume { call_id, outcome }, &self.wire) {
+            Ok(frame) => frame,
+            Err(err) => {
+                let refusal = CallOutcome::Raise(GuestException::new(
+                    "TypeError",
+                    &format!("host function {name:?} returned a value that cannot cross: {err}"),
+                ));
+                encode_request(
+                    &Request::Resume {
+                        call_id,
+                        outcome: refusal,
+                    },
+                    &self.wire,
+                )
+                .map_err(|e| Error::Conversion(e.to_string()))?
+            }
+        };
+        self.send(&frame)
+    }
+
+    /// Answers a message whose values were too large to take: a result
+    /// ends the turn with `ResultTooLarge` (the session lives, the worker
+    /// having nothing more to say), a call's arguments are refused with an
+    /// exception the guest can catch; anything else has no business being
+    /// that large.
+    fn answer_too_large(
+        &mut self,
+        turn: &mut Turn,
+        head: ResponseHead,
+        encoded: u64,
+    ) -> Result<(), Error> {
+        let limit = turn.result_limit();
+        match head {
+            ResponseHead::Complete => Err(Error::ResultTooLarge { limit }),
+            ResponseHead::Call { call_id, name } if !turn.aborted => {
+                turn.calls = turn.calls.saturating_add(1);
+                let outcome = if turn.calls > self.options.max_host_calls {
+                    CallOutcome::Abort(host_calls_exceeded(self.options.max_host_calls))
+                } else {
+                    let named = name.map_or_else(
+                        || "a host function".to_owned(),
+                        |n| format!("host function {n:?}"),
+                    );
+                    CallOutcome::Raise(GuestException::new(
+                        "ValueError",
+                        &format!(
+                            "the arguments of {named} would take more than max_result_bytes ({limit} bytes) in the host"
+                        ),
+                    ))
+                };
+                self.resume(turn, call_id, "", outcome)
+            }
+            ResponseHead::Call { .. } => {
+                Err(self.broken("the worker sent a Call after the host ended its feed".into()))
+            }
+            ResponseHead::Other(what) => Err(self.broken(format!(
+                "the worker sent {what} too large to read ({encoded} bytes)"
+            ))),
+        }
+    }
+
+    /// Waits for one or more of the awaited async calls; a worker that
+    /// awaits a call it was never told is pending is broken.
+    #[cfg(feature = "tokio")]
+    fn resolve(
+        &mut self,
+        call_ids: &[u32],
+        policy: &CallPolicy,
+    ) -> Result<Vec<(u32, CallOutcome)>, Error> {
+        if call_ids.is_empty() || call_ids.iter().any(|id| !self.inflight.knows(*id)) {
+            return Err(self.broken(format!(
+                "the worker awaited calls {call_ids:?}, which are not in flight"
+            )));
+        }
+        Ok(self.inflight.wait(call_ids, policy))
+    }
+
+    #[cfg(not(feature = "tokio"))]
+    fn resolve(
+        &mut self,
+        call_ids: &[u32],
+        _policy: &CallPolicy,
+    ) -> Result<Vec<(u32, CallOutcome)>, Error> {
+        Err(self.broken(format!(
+            "the worker awaited calls {call_ids:?}, but no call is pending"
+        )))
+    }
+}
