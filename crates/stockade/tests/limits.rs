@@ -139,6 +139,43 @@ fn the_guest_cannot_catch_the_memory_limit() {
 }
 
 #[test]
+fn a_guest_raised_memory_error_is_a_guest_exception_not_the_memory_limit() {
+    let mut session = Session::new(options().max_memory(64 * 1024 * 1024)).unwrap();
+    // The very words monty's limit check writes, with the real limit in them.
+    for code in [
+        "raise MemoryError('memory limit exceeded: 2000000000 bytes > 67108864 bytes')",
+        "raise MemoryError('memory limit exceeded: 2000000000 bytes > 1073741824 bytes')",
+        "raise MemoryError('max_memory exceeded')",
+    ] {
+        match session.run(code) {
+            Err(Error::Guest(guest)) => assert_eq!(guest.type_name, "MemoryError"),
+            other => panic!("{code}: expected a guest exception, got {other:?}"),
+        }
+    }
+    assert_eq!(session.run("1 + 1").unwrap(), Value::Int(2));
+}
+
+#[test]
+fn the_memory_limit_is_known_from_the_tracker_and_names_max_memory() {
+    let mut session = Session::new(options().max_memory(64 * 1024 * 1024)).unwrap();
+    match session.run("x = 'a' * (10**9)") {
+        Err(Error::Memory {
+            detail,
+            worker_died: false,
+        }) => assert!(
+            detail.ends_with("> 67108864 bytes (max_memory)"),
+            "{detail}"
+        ),
+        other => panic!("expected the memory limit, got {other:?}"),
+    }
+    // Gradual growth trips the same check.
+    match session.run("chunks = []\nwhile True:\n    chunks.append('b' * 1000000)") {
+        Err(Error::Memory { detail, .. }) => assert!(detail.contains("(max_memory)"), "{detail}"),
+        other => panic!("expected the memory limit, got {other:?}"),
+    }
+}
+
+#[test]
 fn a_refused_allocation_ends_the_worker_with_a_memory_error() {
     // A feed larger than the allocator's cap cannot even be received.
     let mut session = Session::new(options().max_memory(1024 * 1024)).unwrap();

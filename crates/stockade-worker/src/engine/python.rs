@@ -30,6 +30,50 @@ pub struct PythonEngine {
     /// host about a name first, so the host only ever sees Calls of
     /// functions it gave.
     host_functions: HashSet<String>,
+    /// The memory limit as the host set it, and as monty enforces it: a
+    /// few random bytes above, so that only monty's own limit error can
+    /// name it (a guest that raises MemoryError with the same words cannot
+    /// know the number), and the worker never trusts a message it cannot
+    /// tell from one the guest wrote.
+    memory_limit: Option<MemoryLimit>,
+}
+
+/// `max_memory` and the salted figure monty enforces.
+#[derive(Debug, Clone, Copy)]
+struct MemoryLimit {
+    public: u64,
+    salted: u64,
+}
+
+impl MemoryLimit {
+    /// Up to 1 MiB of salt: far inside the allocator's headroom above the
+    /// limit, and more than a guest can guess in the feeds it has.
+    const SALT: u64 = 1 << 20;
+
+    fn new(public: u64) -> Self {
+        use std::hash::BuildHasher;
+        // RandomState draws its keys from the OS once per thread.
+        let salt = std::hash::RandomState::new().hash_one(public) % Self::SALT + 1;
+        Self {
+            public,
+            salted: public.saturating_add(salt),
+        }
+    }
+
+    /// The host's words for a message only monty's limit check writes,
+    /// naming the salted limit; None for any other message.
+    fn tripped(&self, message: &str) -> Option<String> {
+        let rest = message.strip_prefix("memory limit exceeded: ")?;
+        let (used, limit) = rest.split_once(" bytes > ")?;
+        let used: u64 = used.parse().ok()?;
+        let limit: u64 = limit.strip_suffix(" bytes")?.parse().ok()?;
+        (limit == self.salted && used > limit).then(|| {
+            format!(
+                "memory limit exceeded: {used} bytes > {} bytes (max_memory)",
+                self.public
+            )
+        })
+    }
 }
 
 impl PythonEngine {
@@ -39,9 +83,10 @@ impl PythonEngine {
         if let Some(us) = limits.max_duration_us {
             resource_limits = resource_limits.max_duration(Duration::from_micros(us));
         }
-        if let Some(bytes) = limits.max_memory {
+        let memory_limit = limits.max_memory.map(MemoryLimit::new);
+        if let Some(limit) = memory_limit {
             resource_limits =
-                resource_limits.max_memory(usize::try_from(bytes).unwrap_or(usize::MAX));
+                resource_limits.max_memory(usize::try_from(limit.salted).unwrap_or(usize::MAX));
         }
         let repl = MontyRepl::new(
             "main.py",
@@ -53,15 +98,23 @@ impl PythonEngine {
             max_duration: resource_limits.max_duration,
             elapsed: Duration::ZERO,
             host_functions: HashSet::new(),
+            memory_limit,
         }
     }
 
     /// Turns a guest exception into an Error reply, telling a real limit
-    /// from a guest that merely raised the same class.
+    /// from a guest that merely raised the same class: time by the
+    /// tracker's clock, memory by the salted limit only monty knows.
     fn failure(&mut self, failed: ReplStartError) -> Response {
         let ReplStartError { repl, error } = failed;
         self.elapsed = repl.tracker().elapsed();
         self.repl = Some(repl);
+        let memory = match error.exc_type() {
+            ExcType::MemoryError => self
+                .memory_limit
+                .and_then(|limit| limit.tripped(error.message().unwrap_or(""))),
+            _ => None,
+        };
         let kind = match error.exc_type() {
             // A compile error's frames name no function; a guest that raises
             // SyntaxError at run time has at least `<module>`.
@@ -76,21 +129,25 @@ impl PythonEngine {
             ExcType::TimeoutError if self.max_duration.is_some_and(|max| self.elapsed > max) => {
                 ErrorKind::Timeout
             }
-            ExcType::MemoryError
-                if error
-                    .message()
-                    .is_some_and(|m| m.starts_with("memory limit exceeded")) =>
-            {
-                ErrorKind::Memory
-            }
+            ExcType::MemoryError if memory.is_some() => ErrorKind::Memory,
             _ => ErrorKind::Exception,
         };
         let type_name: &'static str = error.exc_type().into();
-        let traceback = error.to_string();
+        let mut traceback = error.to_string();
+        let message = match memory {
+            // The salted figure stays in the worker.
+            Some(message) => {
+                if let Some(original) = error.message() {
+                    traceback = traceback.replace(original, &message);
+                }
+                message
+            }
+            None => error.message().unwrap_or("").to_owned(),
+        };
         Response::Error {
             elapsed_us: micros(self.elapsed),
             kind,
-            exception: GuestException::new(type_name, error.message().unwrap_or("")),
+            exception: GuestException::new(type_name, &message),
             traceback: cut(&traceback, MAX_TRACEBACK),
         }
     }
