@@ -219,3 +219,67 @@ fn a_string_doubling_loop_ends_with_a_clear_error() {
         other => panic!("expected a RangeError or a memory error, got {other:?}"),
     }
 }
+
+#[test]
+fn a_thrown_out_of_memory_message_is_a_guest_exception_not_the_memory_limit() {
+    let mut session = js(JavaScriptOptions::default());
+    for code in [
+        "throw new Error('out of memory')",
+        "throw new InternalError('out of memory')",
+        "throw 'out of memory'",
+    ] {
+        match session.run(code) {
+            Err(Error::Guest(guest)) => assert!(guest.message.contains("out of memory")),
+            other => panic!("{code}: expected a guest exception, got {other:?}"),
+        }
+    }
+    assert_eq!(session.run("1 + 1").unwrap(), Value::Int(2));
+}
+
+fn out_of_time(result: Result<Value, Error>) {
+    match result {
+        Err(Error::Timeout {
+            limit: stockade::TimeLimit::MaxDuration,
+            ..
+        }) => {}
+        other => panic!("expected max_duration to end the run, got {other:?}"),
+    }
+}
+
+#[test]
+fn getters_and_to_string_in_a_result_run_under_max_duration() {
+    for code in [
+        "({ get spin() { while (true) {} } })",
+        "const f = () => 1; f.toString = () => { while (true) {} }; [f]",
+        "new Map([[1, { get spin() { while (true) {} } }]])",
+        "const m = new Map([[1, 2]]); m.entries = function* () { while (true) yield [1, 2]; }; m",
+    ] {
+        let mut session = session(
+            SessionOptions::new(Language::JavaScript)
+                .max_duration(Duration::from_millis(500))
+                .request_timeout(Duration::from_secs(10)),
+        );
+        let started = std::time::Instant::now();
+        out_of_time(session.run(code));
+        // The worker's own limit ended it, well before the host's deadline.
+        assert!(started.elapsed() < Duration::from_secs(5), "{code}");
+        assert!(!session.is_lost(), "{code}: the worker was not killed");
+    }
+}
+
+#[test]
+fn getters_of_a_thrown_value_run_under_max_duration() {
+    for code in [
+        "throw { get message() { while (true) {} } }",
+        "throw { get name() { while (true) {} } }",
+        "class E extends Error { get stack() { while (true) {} } } throw new E('x')",
+    ] {
+        let mut session = session(
+            SessionOptions::new(Language::JavaScript)
+                .max_duration(Duration::from_millis(500))
+                .request_timeout(Duration::from_secs(10)),
+        );
+        out_of_time(session.run(code));
+        assert!(!session.is_lost(), "{code}: the worker was not killed");
+    }
+}

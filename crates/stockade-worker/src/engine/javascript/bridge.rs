@@ -222,7 +222,7 @@ fn call_host<'js>(
     };
     let mut wire_args: Vec<Value> = Vec::with_capacity(args.len());
     for (i, arg) in args.iter().enumerate() {
-        match to_wire(ctx, arg) {
+        match to_wire(ctx, arg, &|| bridge.must_stop()) {
             Ok(value) => wire_args.push(value),
             Err(Refused(why)) => {
                 return Err(rquickjs::Exception::throw_type(

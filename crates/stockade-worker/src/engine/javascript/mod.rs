@@ -73,7 +73,10 @@ where
         .and_then(|script| script.call::<A, R>(args));
     result.map_err(|err| {
         let thrown = ctx.catch();
-        format!("the {name} script failed: {err}: {}", show(ctx, &thrown))
+        format!(
+            "the {name} script failed: {err}: {}",
+            show(ctx, &thrown, &|| false)
+        )
     })
 }
 
@@ -284,18 +287,20 @@ impl JavaScriptEngine {
         }
         Ok(settled)
     }
-    fn error_reply<'js>(&self, ctx: &Ctx<'js>, thrown: JsValue<'js>) -> Response {
+    /// The reply for a feed a limit or the host ended, if one did: such an
+    /// end stands whatever the guest did after it.
+    fn limit_reply(&self) -> Option<Response> {
         let elapsed_us = self.bridge.elapsed_us();
-        if let Some((kind, message)) = self.bridge.abort.borrow_mut().take() {
-            return Response::Error {
+        if let Some((kind, message)) = self.bridge.abort.borrow().clone() {
+            return Some(Response::Error {
                 elapsed_us,
                 kind,
                 exception: GuestException::new("RuntimeError", &message),
                 traceback: String::new(),
-            };
+            });
         }
         if self.bridge.heap.exhausted() {
-            return Response::Error {
+            return Some(Response::Error {
                 elapsed_us,
                 kind: ErrorKind::Memory,
                 exception: GuestException::new(
@@ -306,16 +311,28 @@ impl JavaScriptEngine {
                     ),
                 ),
                 traceback: String::new(),
-            };
+            });
         }
         if self.bridge.over_time() {
-            return Response::Error {
+            return Some(Response::Error {
                 elapsed_us,
                 kind: ErrorKind::Timeout,
                 exception: GuestException::new("Error", "max_duration exceeded"),
                 traceback: String::new(),
-            };
+            });
         }
+        None
+    }
+
+    /// The reply for a value the guest threw. Reading its name, message
+    /// and stack may run the guest's getters: the caller keeps the clock
+    /// running.
+    fn error_reply<'js>(&self, ctx: &Ctx<'js>, thrown: JsValue<'js>) -> Response {
+        if let Some(reply) = self.limit_reply() {
+            return reply;
+        }
+        let elapsed_us = self.bridge.elapsed_us();
+        let stop = || self.bridge.must_stop();
         let (name, message, stack) = match thrown.as_object() {
             Some(object) => (
                 object
@@ -325,13 +342,13 @@ impl JavaScriptEngine {
                 object.get::<_, String>("stack").unwrap_or_default(),
             ),
             None => {
-                let text = show(ctx, &thrown);
+                let text = show(ctx, &thrown, &stop);
                 ("Error".to_owned(), text, String::new())
             }
         };
-        let kind = if message.contains("out of memory") {
-            ErrorKind::Memory
-        } else if name == "SyntaxError"
+        // A memory limit is known from the heap meter (above), never from
+        // words a guest can throw.
+        let kind = if name == "SyntaxError"
             && !stack
                 .lines()
                 .any(|l| l.trim_start().starts_with("at ") && l.contains('('))
@@ -412,7 +429,7 @@ impl Engine for JavaScriptEngine {
                     .and_then(|value| ctx.globals().set(name.as_str(), value));
                 if bound.is_err() {
                     let thrown = ctx.catch();
-                    let message = show(&ctx, &thrown);
+                    let message = show(&ctx, &thrown, &|| false);
                     return Response::Error {
                         elapsed_us: self.bridge.elapsed_us(),
                         kind: ErrorKind::Conversion,
@@ -440,14 +457,16 @@ impl Engine for JavaScriptEngine {
                 }
             }
             self.bridge.abandon_pending();
-            self.bridge.clock.stop();
             // A limit or a host abort stands even if the guest caught the
             // error it raised and finished before the interrupt handler ran.
             let settled = match settled {
                 Ok(_) if self.bridge.must_stop() => Err(JsValue::new_undefined(ctx.clone())),
                 other => other,
             };
-            match settled.map(|value| to_wire(&ctx, &value)) {
+            // The clock runs on while the result (or what was thrown) is
+            // converted: getters, toString and iterators in it are guest code.
+            let stop = || self.bridge.must_stop();
+            let reply = match settled.map(|value| to_wire(&ctx, &value, &stop)) {
                 Ok(Ok(value)) => Response::Complete {
                     elapsed_us: self.bridge.elapsed_us(),
                     value,
@@ -462,7 +481,9 @@ impl Engine for JavaScriptEngine {
                     traceback: String::new(),
                 },
                 Err(thrown) => self.error_reply(&ctx, thrown),
-            }
+            };
+            self.bridge.clock.stop();
+            self.limit_reply().unwrap_or(reply)
         });
         if self.bridge.closed.get() {
             return Err(Closed);

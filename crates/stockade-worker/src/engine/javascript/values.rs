@@ -17,15 +17,25 @@ pub struct Refused(pub String);
 /// Converts a guest value for the wire. A Proxy crosses as its innermost
 /// target, found natively, without running any trap; a revoked one, or one
 /// behind more than 64 others, is refused.
-pub fn to_wire<'js>(ctx: &Ctx<'js>, value: &JsValue<'js>) -> Result<Value, Refused> {
+///
+/// Getters, `toString` and iterators the guest defined do run, as guest
+/// code, so the caller keeps the guest clock running; `stop` is asked
+/// before each value, and once it says the guest must stop (out of time,
+/// say) the conversion ends at once, refused, rather than calling one
+/// interrupted getter after another.
+pub fn to_wire<'js>(
+    ctx: &Ctx<'js>,
+    value: &JsValue<'js>,
+    stop: &dyn Fn() -> bool,
+) -> Result<Value, Refused> {
     let mut ancestors = Vec::new();
-    convert_out(ctx, value, &mut ancestors)
+    convert_out(ctx, value, &mut ancestors, stop)
 }
 
 /// A guest value for a message (an error, a diagnostic): what cannot cross
 /// is shown by its text.
-pub fn show<'js>(ctx: &Ctx<'js>, value: &JsValue<'js>) -> String {
-    match to_wire(ctx, value) {
+pub fn show<'js>(ctx: &Ctx<'js>, value: &JsValue<'js>, stop: &dyn Fn() -> bool) -> String {
+    match to_wire(ctx, value, stop) {
         Ok(value) => value.to_string(),
         Err(Refused(why)) => format!("<{why}>"),
     }
@@ -67,10 +77,16 @@ fn convert_out<'js>(
     ctx: &Ctx<'js>,
     value: &JsValue<'js>,
     ancestors: &mut Vec<Object<'js>>,
+    stop: &dyn Fn() -> bool,
 ) -> Result<Value, Refused> {
+    if stop() {
+        return Err(Refused(
+            "the guest had to stop while its value was converted".into(),
+        ));
+    }
     if let Some(proxy) = value.as_proxy() {
         let target = innermost(proxy)?;
-        return convert_out(ctx, &target, ancestors);
+        return convert_out(ctx, &target, ancestors, stop);
     }
     Ok(match value.type_of() {
         Type::Uninitialized | Type::Undefined => Value::Undefined,
@@ -115,7 +131,7 @@ fn convert_out<'js>(
                 return Ok(Value::Cycle(placeholder.into()));
             }
             ancestors.push(object.clone());
-            let converted = convert_object(ctx, value, object, ancestors);
+            let converted = convert_object(ctx, value, object, ancestors, stop);
             ancestors.pop();
             converted?
         }
@@ -128,12 +144,13 @@ fn convert_object<'js>(
     value: &JsValue<'js>,
     object: &Object<'js>,
     ancestors: &mut Vec<Object<'js>>,
+    stop: &dyn Fn() -> bool,
 ) -> Result<Value, Refused> {
     if let Some(array) = value.as_array() {
         let mut items = Vec::with_capacity(array.len().min(1 << 16));
         for item in array.iter::<JsValue>() {
             items.push(match item {
-                Ok(item) => convert_out(ctx, &item, ancestors)?,
+                Ok(item) => convert_out(ctx, &item, ancestors, stop)?,
                 Err(_) => Value::Undefined,
             });
         }
@@ -143,7 +160,7 @@ fn convert_object<'js>(
         Some("Map") => {
             let mut pairs = Vec::new();
             for entry in entries(ctx, value, "entries") {
-                pairs.push(match convert_out(ctx, &entry, ancestors)? {
+                pairs.push(match convert_out(ctx, &entry, ancestors, stop)? {
                     Value::List(mut pair) if pair.len() == 2 => {
                         let item = pair.pop().unwrap_or(Value::Undefined);
                         let key = pair.pop().unwrap_or(Value::Undefined);
@@ -157,7 +174,7 @@ fn convert_object<'js>(
         Some("Set") => {
             let mut members = Vec::new();
             for member in entries(ctx, value, "values") {
-                members.push(hashable(convert_out(ctx, &member, ancestors)?));
+                members.push(hashable(convert_out(ctx, &member, ancestors, stop)?));
             }
             return Ok(Value::Set(members));
         }
@@ -198,7 +215,7 @@ fn convert_object<'js>(
         if item.is_function() {
             continue;
         }
-        pairs.push((Value::Str(key), convert_out(ctx, &item, ancestors)?));
+        pairs.push((Value::Str(key), convert_out(ctx, &item, ancestors, stop)?));
     }
     Ok(Value::Dict(pairs))
 }
