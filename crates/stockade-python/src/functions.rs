@@ -9,7 +9,8 @@ use pyo3::types::{PyDict, PyTuple};
 use stockade::{Args, HostError, HostResult};
 use tokio::sync::oneshot;
 
-use crate::values::{from_python, to_python};
+use crate::from_python::{Refusal, from_python};
+use crate::to_python::to_python;
 
 /// The exception a Python host function raised, for the guest. Ctrl-C in a
 /// host function is the user's, not the guest's: the interrupt is raised
@@ -54,11 +55,13 @@ fn python_args<'py>(
 
 /// A host function's Python result, for the wire.
 fn returned(value: &Bound<'_, PyAny>) -> HostResult {
-    from_python(value, "the result").map_err(|message| {
-        HostError::type_error(format!(
+    match from_python(value, "the result") {
+        Ok(value) => Ok(value),
+        Err(Refusal::Refused(message)) => Err(HostError::type_error(format!(
             "the host function returned a value that cannot cross: {message}"
-        ))
-    })
+        ))),
+        Err(Refusal::Raised(err)) => Err(host_error(value.py(), err)),
+    }
 }
 
 /// A plain callable as a sync host function.

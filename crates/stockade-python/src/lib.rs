@@ -5,12 +5,13 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 mod errors;
+mod from_python;
 mod functions;
 mod options;
 mod pool;
 mod runtime;
 mod session;
-mod values;
+mod to_python;
 
 use pyo3::prelude::*;
 

@@ -9,10 +9,11 @@ use pyo3::types::{PyDict, PyList, PyString};
 use stockade::{PrintStream, RunLimits, Session};
 
 use crate::errors::{conversion, to_pyerr};
+use crate::from_python::{Refusal, from_python, quoted};
 use crate::functions::{async_function, sync_function};
 use crate::options::session_options;
 use crate::runtime::runtime_handle;
-use crate::values::{from_python, quoted, to_python};
+use crate::to_python::to_python;
 
 #[pyclass(module = "stockade._native")]
 #[derive(Debug)]
@@ -116,8 +117,11 @@ impl NativeSession {
                 let name: String = name
                     .extract()
                     .map_err(|_| conversion(py, "input names must be str".into()))?;
-                let value = from_python(&value, &format!("inputs[{}]", quoted(&name)))
-                    .map_err(|message| conversion(py, message))?;
+                let value = match from_python(&value, &format!("inputs[{}]", quoted(&name))) {
+                    Ok(value) => value,
+                    Err(Refusal::Refused(message)) => return Err(conversion(py, message)),
+                    Err(Refusal::Raised(err)) => return Err(err),
+                };
                 bound.push((name, value));
             }
         }

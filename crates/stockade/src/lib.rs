@@ -45,6 +45,6 @@ pub use options::{Language, Limits, MAX_RESULT_BYTES, SandboxMode, SessionOption
 pub use pool::{CheckoutOptions, Pool, PoolOptions, PoolStats};
 pub use session::{RunLimits, Session, WorkerInfo};
 pub use stockade_wire::{
-    BigInt, Date, DateTime, MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION, PrintStream,
-    SandboxReport, Time, TimeDelta, Value,
+    BigInt, Date, DateTime, GuestException, MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION,
+    PrintStream, SandboxReport, Time, TimeDelta, Value,
 };
