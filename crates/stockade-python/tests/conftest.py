@@ -1,5 +1,7 @@
 """Shared fixtures: every test runs real sandboxed workers."""
 
+import signal
+
 import pytest
 
 import stockade
@@ -16,6 +18,17 @@ def language(request):
 def sandbox(language):
     with stockade.Sandbox(language) as sandbox:
         yield sandbox
+
+
+@pytest.fixture
+def sigint_raises_keyboard_interrupt():
+    """Ctrl-C (SIGINT) raises KeyboardInterrupt in this process for the
+    test, however the process was started: a shell starts a background job,
+    and some job runners start their children, with SIGINT ignored, and
+    Python then installs no handler of its own."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 def code(language, python, javascript):

@@ -39,7 +39,8 @@ def test_the_gil_is_released_while_the_worker_runs(language):
     assert during > 10000, f"{during} ticks in {took:.2f} s"
 
 
-def test_ctrl_c_interrupts_a_run_kills_its_worker_and_the_host_lives(language):
+def test_ctrl_c_interrupts_a_run_kills_its_worker_and_the_host_lives(
+        language, sigint_raises_keyboard_interrupt):
     with stockade.Sandbox(language) as sandbox:
         pid = sandbox.worker_pid
         timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
@@ -114,7 +115,7 @@ def test_a_forked_child_starts_its_own_worker_and_leaves_the_parents_alone(langu
         assert sandbox.run("kept") == 1
 
 
-def test_ctrl_c_inside_a_host_function_ends_the_run_too(language):
+def test_ctrl_c_inside_a_host_function_ends_the_run_too(language, sigint_raises_keyboard_interrupt):
     def slow():
         time.sleep(5)
         return 1
@@ -132,3 +133,18 @@ def test_ctrl_c_inside_a_host_function_ends_the_run_too(language):
             sandbox.run(snippet)
         assert time.monotonic() - started < 5
         timer.join()
+
+
+def test_the_ctrl_c_tests_pass_in_a_process_started_with_sigint_ignored():
+    # As a shell starts a background job: the tests set up the handler
+    # they rely on rather than hang until request_timeout.
+    import subprocess
+    import sys
+
+    started = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__,
+         "-k", "ctrl_c and not sigint_ignored"],
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+        capture_output=True, text=True, timeout=120)
+    assert started.returncode == 0, started.stdout[-3000:]
+    assert "4 passed" in started.stdout
