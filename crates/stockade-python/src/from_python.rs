@@ -47,8 +47,19 @@ pub fn quoted(name: &str) -> String {
 /// Converts a Python value for the wire. `root` names the value in
 /// messages (`inputs['rows']`), followed by the path inside it.
 pub fn from_python(value: &Bound<'_, PyAny>, root: &str) -> Result<Value, Refusal> {
+    from_python_within(value, root, MAX_RESULT_BYTES)
+}
+
+/// As `from_python`, refusing a value that would take more than `budget`
+/// bytes as the wire decodes it.
+pub fn from_python_within(
+    value: &Bound<'_, PyAny>,
+    root: &str,
+    budget: u64,
+) -> Result<Value, Refusal> {
     let mut converter = Converter {
-        budget: MAX_RESULT_BYTES,
+        budget,
+        allowed: budget,
         converted: 0,
         ancestors: Vec::new(),
     };
@@ -97,8 +108,10 @@ impl Failure {
 }
 
 struct Converter {
-    /// Decoded bytes left before the value is larger than the wire carries.
+    /// Decoded bytes left before the value is larger than allowed.
     budget: u64,
+    /// The whole allowance, for the message.
+    allowed: u64,
     converted: u64,
     /// Containers being converted, by address: a cycle's tell.
     ancestors: Vec<usize>,
@@ -143,7 +156,8 @@ impl Converter {
         let cost = VALUE_SLOT.saturating_add(payload as u64);
         if cost > self.budget {
             return Err(Failure::new(format!(
-                "the value is larger than the wire carries ({MAX_RESULT_BYTES} bytes decoded)"
+                "the value would take more than {} bytes as the wire decodes it",
+                self.allowed
             )));
         }
         self.budget -= cost;

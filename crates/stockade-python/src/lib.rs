@@ -15,6 +15,14 @@ mod to_python;
 
 use pyo3::prelude::*;
 
+/// The conversions, for the fuzz target that attacks them
+/// (`fuzz/fuzz_targets/python_conversion.rs`); not the package's API.
+#[doc(hidden)]
+pub mod fuzzing {
+    pub use crate::from_python::{Refusal, from_python_within};
+    pub use crate::to_python::to_python;
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<session::NativeSession>()?;
