@@ -211,6 +211,19 @@ fn a_memory_limit_exits_4() {
 }
 
 #[test]
+fn a_result_past_max_result_bytes_exits_4() {
+    let output = run_code("'x' * 100000", &["--max-result-bytes", "64K"]);
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    assert!(
+        last_line(&output).contains("max_result_bytes (65536 bytes)"),
+        "{}",
+        stderr(&output)
+    );
+    let output = run_code("'x' * 1000", &["--max-result-bytes", "64K"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}
+
+#[test]
 fn a_crashed_worker_exits_5() {
     let fake = script(
         "worker.sh",

@@ -95,3 +95,20 @@ def test_max_inflight_host_calls_ends_the_run(language):
             assert await sandbox.run("1") == 1
 
     asyncio.run(main())
+
+
+def test_max_result_bytes_refuses_a_result_before_it_is_built_and_the_sandbox_lives(language):
+    with stockade.Sandbox(language, max_result_bytes=64 * 1024) as sandbox:
+        with pytest.raises(stockade.ResultTooLarge) as caught:
+            sandbox.run(code(language, "list(range(10000))", "Array.from({length: 10000}, (_, i) => i)"))
+        assert caught.value.limit == 64 * 1024
+        assert "max_result_bytes" in str(caught.value)
+        assert sandbox.run("1 + 1") == 2
+
+
+def test_max_result_bytes_is_a_checkout_option_too():
+    with stockade.Pool("python", size=1) as pool:
+        with pool.checkout(max_result_bytes=1024) as sandbox:
+            with pytest.raises(stockade.ResultTooLarge):
+                sandbox.run("'x' * 5000")
+            assert sandbox.run("'x' * 10") == "x" * 10

@@ -73,6 +73,21 @@ fn every_test_named_in_security_md_exists() {
 }
 
 #[test]
+fn every_test_named_in_the_host_under_attack_exists() {
+    // One test (or more) for each class of attack on the host.
+    check(
+        "security.md",
+        |doc| {
+            doc.split("## The host under attack")
+                .nth(1)
+                .and_then(|rest| rest.split("\n## ").next())
+                .unwrap_or("")
+        },
+        20,
+    );
+}
+
+#[test]
 fn every_test_named_in_compatibility_md_exists() {
     // Test names sit in the prose as well as the tables.
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
