@@ -11,7 +11,7 @@ use stockade_wire::{PrintStream, Value};
 use crate::error::Error;
 use crate::host::{Args, HostResult};
 use crate::options::SessionOptions;
-use crate::session::Session;
+use crate::session::{RunLimits, Session};
 
 /// A [`Session`] for async hosts. Cloning shares the session.
 #[derive(Debug, Clone)]
@@ -55,9 +55,21 @@ impl AsyncSession {
         code: &str,
         inputs: Vec<(String, Value)>,
     ) -> Result<Value, Error> {
+        self.run_with_limits(code, inputs, RunLimits::default())
+            .await
+    }
+
+    /// As `run_with_inputs`, with this run's tighter limits; see
+    /// [`Session::run_with_limits`].
+    pub async fn run_with_limits(
+        &self,
+        code: &str,
+        inputs: Vec<(String, Value)>,
+        limits: RunLimits,
+    ) -> Result<Value, Error> {
         let inner = Arc::clone(&self.inner);
         let code = code.to_owned();
-        tokio::task::spawn_blocking(move || lock(&inner).run_with_inputs(&code, inputs))
+        tokio::task::spawn_blocking(move || lock(&inner).run_with_limits(&code, inputs, limits))
             .await
             .map_err(cancelled)?
     }

@@ -166,3 +166,20 @@ async fn javascript_async_host_functions_are_promises_several_in_flight() {
         s("VALUE OF D")
     );
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn an_async_run_may_tighten_max_result_bytes() {
+    let session = AsyncSession::new(SessionOptions::new(Language::Python))
+        .await
+        .unwrap();
+    let tight = stockade::RunLimits {
+        max_result_bytes: Some(1000),
+    };
+    assert!(matches!(
+        session
+            .run_with_limits("'x' * 5000", Vec::new(), tight)
+            .await,
+        Err(Error::ResultTooLarge { limit: 1000 })
+    ));
+    assert_eq!(session.run("'ok'").await.unwrap(), s("ok"));
+}
