@@ -222,15 +222,39 @@ class _Mutating(dt.tzinfo):
         return dt.timedelta(hours=1)
 
 
+class _Growing(str):
+    """A str key whose __repr__ and __hash__ grow its dict once armed: the
+    input that used to raise PanicException."""
+
+    victim: dict = {}
+    armed = False
+
+    def _grow(self):
+        if _Growing.armed:
+            _Growing.victim[f"grown-{len(_Growing.victim)}"] = 1
+
+    def __repr__(self):
+        self._grow()
+        return str.__repr__(self)
+
+    def __hash__(self):
+        self._grow()
+        return str.__hash__(self)
+
+
 def test_an_input_mutated_while_it_is_converted_never_reaches_a_panic(language):
     victim = {}
     victim["when"] = dt.datetime(2024, 1, 1, tzinfo=_Mutating(victim))
     victim["members"] = {dt.datetime(2024, 1, 2, tzinfo=_Mutating(victim))}
+    for i in range(10):
+        victim[_Growing(f"key-{i}")] = [object()] if i == 9 else i
+    _Growing.victim, _Growing.armed = victim, True
     with stockade.Sandbox(language) as sandbox:
         try:
-            sandbox.run("1", inputs={"victim": victim})
-        except stockade.ConversionError:
-            pass  # refusing is as good as converting a snapshot; a panic is not
+            with pytest.raises(stockade.ConversionError, match=r"\['key-9'\]\[0\].*object"):
+                sandbox.run("1", inputs={"victim": victim})
+        finally:
+            _Growing.armed = False
         assert sandbox.run("1 + 1") == 2
 
 
