@@ -12,9 +12,11 @@
 mod codec;
 mod error;
 mod exception;
+mod exit;
 mod frame;
 mod limits;
 mod message;
+mod names;
 mod sandbox;
 mod time;
 mod value;
@@ -23,6 +25,7 @@ mod version;
 pub use codec::{decode_value, decoded_size, encode_value};
 pub use error::{DecodeError, EncodeError};
 pub use exception::{GuestException, KNOWN_EXCEPTION_TYPES, MAX_EXCEPTION_MESSAGE, MAX_TRACEBACK};
+pub use exit::WorkerExit;
 pub use frame::{
     FRAME_HEADER_LEN, Frame, FrameReader, SKIPPED_HEAD_LEN, frame_length, read_frame, write_frame,
 };
@@ -32,7 +35,8 @@ pub use message::{
     MAX_CLOCK_MS, MAX_MODULES, PrintStream, Request, Response, ResponseHead, decode_request,
     decode_response, encode_request, encode_response, peek_configure_version, peek_response_head,
 };
-pub use sandbox::{SandboxMode, SandboxReport};
+pub use names::UnknownName;
+pub use sandbox::{Layer, SandboxMode, SandboxReport};
 pub use time::{Date, DateTime, Time, TimeDelta};
 pub use value::Value;
 pub use version::{MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION, check_protocol_version};

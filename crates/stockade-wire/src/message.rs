@@ -41,6 +41,9 @@ pub enum Language {
 }
 
 impl Language {
+    /// Every language a worker may serve.
+    pub const ALL: [Language; 2] = [Language::Python, Language::JavaScript];
+
     fn code(self) -> u8 {
         match self {
             Language::Python => 0,
@@ -54,6 +57,20 @@ impl Language {
             Language::Python => "python",
             Language::JavaScript => "javascript",
         }
+    }
+}
+
+impl std::fmt::Display for Language {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Language {
+    type Err = crate::UnknownName;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        crate::UnknownName::find("language", name, &Self::ALL, |language| language.name())
     }
 }
 
@@ -259,7 +276,42 @@ pub enum Response {
     Await { elapsed_us: u64, call_ids: Vec<u32> },
 }
 
+impl Request {
+    /// The message's name, for reports of what arrived out of turn.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Request::Configure { .. } => "Configure",
+            Request::Feed { .. } => "Feed",
+            Request::Resume { .. } => "Resume",
+            Request::LookupReply(_) => "LookupReply",
+            Request::Close => "Close",
+            Request::Resolve { .. } => "Resolve",
+        }
+    }
+}
+
 impl Response {
+    /// An Error reply: the feed ended with `exception`, for the reason
+    /// `kind` names, and no traceback.
+    pub fn error(elapsed_us: u64, kind: ErrorKind, exception: GuestException) -> Self {
+        Response::Error {
+            elapsed_us,
+            kind,
+            exception,
+            traceback: String::new(),
+        }
+    }
+
+    /// An Error reply for a malformed or out-of-turn request: kind
+    /// Protocol, a RuntimeError whose message starts `protocol violation:`.
+    pub fn protocol_violation(elapsed_us: u64, detail: &str) -> Self {
+        Self::error(
+            elapsed_us,
+            ErrorKind::Protocol,
+            GuestException::new("RuntimeError", &format!("protocol violation: {detail}")),
+        )
+    }
+
     /// The message's name, for reports of what arrived out of turn.
     pub fn name(&self) -> &'static str {
         match self {

@@ -21,6 +21,10 @@ pub enum SandboxMode {
 }
 
 impl SandboxMode {
+    /// Every mode, in order of strictness.
+    pub const ALL: [SandboxMode; 3] = [SandboxMode::Off, SandboxMode::Auto, SandboxMode::Require];
+
+    /// The name used on the command line, in options and in messages.
     pub fn name(self) -> &'static str {
         match self {
             SandboxMode::Off => "off",
@@ -47,6 +51,100 @@ impl SandboxMode {
     }
 }
 
+impl std::fmt::Display for SandboxMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for SandboxMode {
+    type Err = crate::UnknownName;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        crate::UnknownName::find("sandbox", name, &Self::ALL, |mode| mode.name())
+    }
+}
+
+/// One containment layer, by the name a sandbox report gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Layer {
+    /// RLIMIT_CORE 0, RLIMIT_CPU, RLIMIT_NOFILE.
+    Rlimits,
+    /// Not dumpable: no core dumps, no ptrace by same-user processes, /proc
+    /// entries owned by root.
+    NotDumpable,
+    /// Running as nobody (only when started as root).
+    Nobody,
+    /// User, mount, network and IPC namespaces.
+    Namespaces,
+    /// An empty, read-only tmpfs as the root directory.
+    EmptyRoot,
+    /// No capabilities in any set.
+    NoCapabilities,
+    /// PR_SET_NO_NEW_PRIVS.
+    NoNewPrivs,
+    /// Landlock filesystem rules (no access at all).
+    LandlockFilesystem,
+    /// Landlock network rules (no TCP bind or connect).
+    LandlockNetwork,
+    /// Landlock scopes (abstract UNIX sockets and signals).
+    LandlockScopes,
+    /// The seccomp-bpf allow-list.
+    Seccomp,
+    /// The self-test found nothing getting through.
+    SelfTest,
+}
+
+impl Layer {
+    /// Every layer, in the order the sandbox applies them.
+    pub const ALL: [Layer; 12] = [
+        Layer::Rlimits,
+        Layer::NotDumpable,
+        Layer::Nobody,
+        Layer::Namespaces,
+        Layer::EmptyRoot,
+        Layer::NoCapabilities,
+        Layer::NoNewPrivs,
+        Layer::LandlockFilesystem,
+        Layer::LandlockNetwork,
+        Layer::LandlockScopes,
+        Layer::Seccomp,
+        Layer::SelfTest,
+    ];
+
+    /// The name used in reports, on the wire and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layer::Rlimits => "rlimits",
+            Layer::NotDumpable => "not-dumpable",
+            Layer::Nobody => "nobody",
+            Layer::Namespaces => "namespaces",
+            Layer::EmptyRoot => "empty-root",
+            Layer::NoCapabilities => "no-capabilities",
+            Layer::NoNewPrivs => "no-new-privs",
+            Layer::LandlockFilesystem => "landlock-filesystem",
+            Layer::LandlockNetwork => "landlock-network",
+            Layer::LandlockScopes => "landlock-scopes",
+            Layer::Seccomp => "seccomp",
+            Layer::SelfTest => "self-test",
+        }
+    }
+}
+
+impl std::fmt::Display for Layer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Layer {
+    type Err = crate::UnknownName;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        crate::UnknownName::find("sandbox layer", name, &Self::ALL, |layer| layer.name())
+    }
+}
+
 /// Which sandbox layers a worker has in force, sent in Ready.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SandboxReport {
@@ -64,6 +162,12 @@ pub struct SandboxReport {
 }
 
 impl SandboxReport {
+    /// Whether `layer` is in force. Layers travel by name, so a report
+    /// from a newer worker may also name layers this side does not know.
+    pub fn has(&self, layer: Layer) -> bool {
+        self.applied.iter().any(|name| name == layer.name())
+    }
+
     /// Whether every layer is in force.
     pub fn is_complete(&self) -> bool {
         self.mode != SandboxMode::Off && self.missing.is_empty()
