@@ -12,7 +12,7 @@
 
 use std::ffi::CString;
 
-use stockade_sandbox::{Layer, Mode, SandboxConfig, seccomp::KILLED};
+use stockade_sandbox::{Layer, SandboxConfig, SandboxMode, seccomp::KILLED};
 
 /// Junk argument patterns each denied call is fired with.
 const JUNK: [[u64; 6]; 4] = [
@@ -372,7 +372,8 @@ fn sweep(last: i64) {
         if child == 0 {
             // SAFETY: closes the child's copy of the read end.
             unsafe { libc::close(fds[0]) };
-            if stockade_sandbox::apply(&SandboxConfig::new(Mode::Require, Some(10))).is_err() {
+            if stockade_sandbox::apply(&SandboxConfig::new(SandboxMode::Require, Some(10))).is_err()
+            {
                 // SAFETY: ends the child.
                 unsafe { libc::_exit(78) }
             }
@@ -438,9 +439,9 @@ fn main() {
         skip.push(layer);
     }
     let mode = if skip.is_empty() {
-        Mode::Require
+        SandboxMode::Require
     } else {
-        Mode::Auto
+        SandboxMode::Auto
     };
     let config = SandboxConfig {
         skip,

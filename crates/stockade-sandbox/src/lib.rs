@@ -27,12 +27,13 @@ pub mod seccomp;
 pub mod selftest;
 
 pub use report::{Layer, Missing, Report};
-pub use requirement::{Mode, Requirement, SandboxError};
+pub use requirement::{Requirement, SandboxError};
+pub use stockade_wire::SandboxMode;
 
 /// What the sandbox is asked to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SandboxConfig {
-    pub mode: Mode,
+    pub mode: SandboxMode,
     /// RLIMIT_CPU in seconds (the host sends twice its hard deadline).
     pub cpu_seconds: Option<u64>,
     /// Layers left out on purpose, so tests can attack one layer alone.
@@ -45,7 +46,7 @@ pub struct SandboxConfig {
 
 impl SandboxConfig {
     /// Every layer, as production applies it.
-    pub fn new(mode: Mode, cpu_seconds: Option<u64>) -> Self {
+    pub fn new(mode: SandboxMode, cpu_seconds: Option<u64>) -> Self {
         Self {
             mode,
             cpu_seconds,
@@ -66,7 +67,7 @@ impl SandboxConfig {
 /// listed in the report. In `off` mode nothing is applied.
 pub fn apply(config: &SandboxConfig) -> Result<Report, SandboxError> {
     let mut req = Requirement::new(config.mode);
-    if config.mode == Mode::Off {
+    if config.mode == SandboxMode::Off {
         return Ok(req.into_report());
     }
     rlimits::apply(&mut req, config.cpu_seconds)?;

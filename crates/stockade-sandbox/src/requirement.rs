@@ -3,28 +3,9 @@
 
 use thiserror::Error;
 
+use stockade_wire::SandboxMode;
+
 use crate::report::{Layer, Missing, Report};
-
-/// How strictly the sandbox is applied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Mode {
-    /// Every layer or nothing: the worker refuses to start without one.
-    Require,
-    /// Every layer the kernel gives; the rest are reported.
-    Auto,
-    /// No sandbox. For debugging only.
-    Off,
-}
-
-impl Mode {
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::Require => "require",
-            Mode::Auto => "auto",
-            Mode::Off => "off",
-        }
-    }
-}
 
 /// The sandbox could not be applied as the mode requires.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -40,7 +21,7 @@ pub enum SandboxError {
 /// Collects the outcome of each layer under a mode.
 #[derive(Debug)]
 pub struct Requirement {
-    mode: Mode,
+    mode: SandboxMode,
     applied: Vec<Layer>,
     missing: Vec<Missing>,
     extras: Vec<String>,
@@ -48,7 +29,7 @@ pub struct Requirement {
 }
 
 impl Requirement {
-    pub fn new(mode: Mode) -> Self {
+    pub fn new(mode: SandboxMode) -> Self {
         Self {
             mode,
             applied: Vec::new(),
@@ -58,7 +39,7 @@ impl Requirement {
         }
     }
 
-    pub fn mode(&self) -> Mode {
+    pub fn mode(&self) -> SandboxMode {
         self.mode
     }
 
@@ -75,7 +56,7 @@ impl Requirement {
         reason: impl Into<String>,
     ) -> Result<(), SandboxError> {
         let reason = reason.into();
-        if self.mode == Mode::Require {
+        if self.mode == SandboxMode::Require {
             return Err(SandboxError::Required { layer, reason });
         }
         self.missing.push(Missing { layer, reason });
@@ -134,7 +115,7 @@ mod tests {
 
     #[test]
     fn require_refuses_a_missing_layer_and_auto_reports_it() {
-        let mut strict = Requirement::new(Mode::Require);
+        let mut strict = Requirement::new(SandboxMode::Require);
         let err = strict
             .unavailable(Layer::Seccomp, "no seccomp")
             .unwrap_err();
@@ -143,7 +124,7 @@ mod tests {
             "sandbox layer seccomp is required but unavailable: no seccomp"
         );
 
-        let mut lenient = Requirement::new(Mode::Auto);
+        let mut lenient = Requirement::new(SandboxMode::Auto);
         assert!(lenient.unavailable(Layer::Seccomp, "no seccomp").is_ok());
         lenient.applied(Layer::Rlimits);
         let report = lenient.into_report();

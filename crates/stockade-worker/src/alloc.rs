@@ -3,16 +3,14 @@
 //! The count is monty's own `LIVE_MEMORY`, so the interpreter's catchable
 //! memory checks see the same figure. A refused allocation does not return
 //! null (Rust would abort with SIGABRT, which a stack overflow also produces):
-//! it writes one line to stderr and exits with [`EXIT_MEMORY`] so the parent
+//! it writes one line to stderr and exits with `WorkerExit::Memory` so the parent
 //! can report a memory error rather than an unexplained crash.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use monty_types::{BASELINE_MEMORY, LIVE_MEMORY};
-
-/// Exit status of a worker whose allocation was refused (sysexits EX_DATAERR).
-pub const EXIT_MEMORY: i32 = 65;
+use stockade_wire::WorkerExit;
 
 /// Live bytes above which every allocation is refused; `usize::MAX` until armed.
 static CAP: AtomicUsize = AtomicUsize::new(usize::MAX);
@@ -58,7 +56,7 @@ fn refuse() -> ! {
     }
     // SAFETY: _exit ends the process at once without running destructors or
     // atexit handlers, none of which may allocate now.
-    unsafe { libc::_exit(EXIT_MEMORY) }
+    unsafe { libc::_exit(WorkerExit::Memory.code()) }
 }
 
 // SAFETY: every method forwards to `System` with the caller's layout and only

@@ -7,13 +7,10 @@ use std::os::fd::AsFd;
 
 use stockade_wire::{
     CallOutcome, DecodeError, EncodeError, ErrorKind, LookupOutcome, Request, Response, Value,
-    WireLimits, decode_request, encode_response, read_frame,
+    WireLimits, WorkerExit, decode_request, encode_response, read_frame,
 };
 
 use crate::print::{PrintSink, Printer};
-
-/// Exit status when the parent's end of the pipe is gone (sysexits EX_IOERR).
-pub const EXIT_IO: i32 = 74;
 
 /// Frames out to the parent.
 #[derive(Debug)]
@@ -28,7 +25,7 @@ impl Out {
         let frame = encode_response(response, &self.limits)?;
         if self.file.write_all(&frame).is_err() {
             // The parent stopped listening; there is no one left to tell.
-            std::process::exit(EXIT_IO);
+            std::process::exit(WorkerExit::Io.code());
         }
         Ok(())
     }
@@ -37,7 +34,7 @@ impl Out {
     pub fn send_or_exit(&mut self, response: &Response) {
         if let Err(err) = self.send(response) {
             eprintln!("stockade-worker: cannot encode a response: {err}");
-            std::process::exit(EXIT_IO);
+            std::process::exit(WorkerExit::Io.code());
         }
     }
 }
@@ -166,7 +163,7 @@ impl Link {
             }),
             Incoming::Broken(err) => {
                 eprintln!("stockade-worker: broken input: {err}");
-                std::process::exit(crate::serve::EXIT_PROTOCOL);
+                std::process::exit(WorkerExit::Protocol.code());
             }
         }
     }
@@ -282,24 +279,12 @@ impl Link {
     }
 }
 
-/// A short name for a request, for protocol-violation messages.
-pub fn request_name(request: &Request) -> &'static str {
-    match request {
-        Request::Configure { .. } => "Configure",
-        Request::Feed { .. } => "Feed",
-        Request::Resume { .. } => "Resume",
-        Request::LookupReply(_) => "LookupReply",
-        Request::Close => "Close",
-        Request::Resolve { .. } => "Resolve",
-    }
-}
-
 fn out_of_turn(expected: &str, got: &Request) -> Interrupt {
     Interrupt::Abort {
         kind: ErrorKind::Protocol,
         message: format!(
             "protocol violation: expected {expected} while suspended, got {}",
-            request_name(got)
+            got.name()
         ),
     }
 }

@@ -42,10 +42,12 @@ fn main() {
                 .stack_size(SESSION_STACK)
                 .spawn(move || serve::serve(configured));
             match session {
-                Ok(handle) => handle.join().unwrap_or(serve::EXIT_SOFTWARE),
+                Ok(handle) => handle
+                    .join()
+                    .unwrap_or(stockade_wire::WorkerExit::Internal.code()),
                 Err(err) => {
                     eprintln!("stockade-worker: cannot start the session thread: {err}");
-                    serve::EXIT_SOFTWARE
+                    stockade_wire::WorkerExit::Internal.code()
                 }
             }
         }

@@ -1,10 +1,10 @@
 //! The worker's protocol state machine: Configure and the sandbox on the
 //! main thread, then Ready and the turns on the session thread, to Close.
 
-use stockade_sandbox::{Mode, Report, SandboxConfig};
+use stockade_sandbox::{Report, SandboxConfig};
 use stockade_wire::{
     ConfigureLimits, ErrorKind, GuestException, JavaScriptConfig, Language, PROTOCOL_VERSION,
-    Request, Response, SandboxMode, SandboxReport, WireLimits, check_protocol_version,
+    Request, Response, SandboxMode, SandboxReport, WireLimits, WorkerExit, check_protocol_version,
     decode_request, peek_configure_version,
 };
 
@@ -13,22 +13,15 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::engine::{Engine, Feed, JavaScriptEngine, PythonEngine, SharedLink};
-use crate::link::{Incoming, Link, request_name};
+use crate::link::{Incoming, Link};
 use crate::print::Printer;
 use crate::watchdog::Watchdog;
 
-/// Internal failure (sysexits EX_SOFTWARE).
-pub const EXIT_SOFTWARE: i32 = 70;
-/// The parent broke the protocol beyond repair (sysexits EX_PROTOCOL).
-pub const EXIT_PROTOCOL: i32 = 76;
-/// The configuration asks for something this worker cannot do (sysexits EX_CONFIG).
-pub const EXIT_CONFIG: i32 = 78;
-
 /// Sends Fatal, and returns the exit status to leave with.
-fn fatal(link: &mut Link, code: i32, message: String) -> i32 {
+fn fatal(link: &mut Link, exit: WorkerExit, message: String) -> i32 {
     eprintln!("stockade-worker: {message}");
     let _ = link.out.send(&Response::Fatal { message });
-    code
+    exit.code()
 }
 
 /// A worker that has read its Configure and applied its sandbox, ready to
@@ -41,14 +34,6 @@ pub struct Configured {
     javascript: JavaScriptConfig,
     sandbox: SandboxReport,
     watchdog: Option<Watchdog>,
-}
-
-fn sandbox_mode(mode: SandboxMode) -> Mode {
-    match mode {
-        SandboxMode::Off => Mode::Off,
-        SandboxMode::Auto => Mode::Auto,
-        SandboxMode::Require => Mode::Require,
-    }
 }
 
 fn wire_report(mode: SandboxMode, report: Report) -> SandboxReport {
@@ -78,7 +63,7 @@ pub fn configure() -> Result<Configured, i32> {
         Ok(link) => link,
         Err(err) => {
             eprintln!("stockade-worker: cannot open stdin/stdout: {err}");
-            return Err(EXIT_SOFTWARE);
+            return Err(WorkerExit::Internal.code());
         }
     };
     let payload = match link.read_frame() {
@@ -87,7 +72,7 @@ pub fn configure() -> Result<Configured, i32> {
         Err(err) => {
             return Err(fatal(
                 &mut link,
-                EXIT_PROTOCOL,
+                WorkerExit::Protocol,
                 format!("cannot read Configure: {err}"),
             ));
         }
@@ -95,12 +80,12 @@ pub fn configure() -> Result<Configured, i32> {
     let Some(version) = peek_configure_version(&payload) else {
         return Err(fatal(
             &mut link,
-            EXIT_PROTOCOL,
+            WorkerExit::Protocol,
             "the first message must be Configure".into(),
         ));
     };
     if let Err(message) = check_protocol_version(version) {
-        return Err(fatal(&mut link, EXIT_PROTOCOL, message));
+        return Err(fatal(&mut link, WorkerExit::Protocol, message));
     }
     let (language, mode, config, javascript, verified_seccomp) =
         match decode_request(&payload, &limits) {
@@ -116,7 +101,7 @@ pub fn configure() -> Result<Configured, i32> {
             Err(err) => {
                 return Err(fatal(
                     &mut link,
-                    EXIT_PROTOCOL,
+                    WorkerExit::Protocol,
                     format!("malformed Configure: {err}"),
                 ));
             }
@@ -124,18 +109,18 @@ pub fn configure() -> Result<Configured, i32> {
     if language == Language::Python && javascript != JavaScriptConfig::default() {
         return Err(fatal(
             &mut link,
-            EXIT_CONFIG,
+            WorkerExit::Config,
             "a python worker was given javascript options; they apply to JavaScript guests only"
                 .into(),
         ));
     }
     // The watchdog's view of /proc must be opened before the sandbox closes it.
     let watchdog = Watchdog::prepare();
-    let mut sandbox_config = SandboxConfig::new(sandbox_mode(mode), config.cpu_seconds);
+    let mut sandbox_config = SandboxConfig::new(mode, config.cpu_seconds);
     sandbox_config.verified_seccomp = verified_seccomp;
     let report = match stockade_sandbox::apply(&sandbox_config) {
         Ok(report) => report,
-        Err(err) => return Err(fatal(&mut link, EXIT_CONFIG, err.to_string())),
+        Err(err) => return Err(fatal(&mut link, WorkerExit::Config, err.to_string())),
     };
     let mut sandbox = wire_report(mode, report);
     let watchdog = match watchdog {
@@ -145,7 +130,7 @@ pub fn configure() -> Result<Configured, i32> {
         Err(err) if mode == SandboxMode::Require => {
             return Err(fatal(
                 &mut link,
-                EXIT_CONFIG,
+                WorkerExit::Config,
                 format!("the RSS watchdog cannot read /proc/self/statm: {err}"),
             ));
         }
@@ -184,7 +169,7 @@ pub fn serve(configured: Configured) -> i32 {
     {
         return fatal(
             &mut link,
-            EXIT_SOFTWARE,
+            WorkerExit::Internal,
             format!("cannot start the watchdog: {err}"),
         );
     }
@@ -195,7 +180,7 @@ pub fn serve(configured: Configured) -> i32 {
             Err(err) => {
                 return fatal(
                     &mut link,
-                    EXIT_CONFIG,
+                    WorkerExit::Config,
                     format!("cannot start the JavaScript engine: {err}"),
                 );
             }
@@ -229,7 +214,7 @@ pub fn serve(configured: Configured) -> i32 {
             Incoming::Broken(err) => {
                 return fatal(
                     &mut link.borrow_mut(),
-                    EXIT_PROTOCOL,
+                    WorkerExit::Protocol,
                     format!("broken input: {err}"),
                 );
             }
@@ -251,7 +236,7 @@ pub fn serve(configured: Configured) -> i32 {
                     Ok(_) if let Some(message) = engine.poisoned() => {
                         let mut link = link.borrow_mut();
                         link.flush_prints();
-                        return fatal(&mut link, alloc::EXIT_MEMORY, message);
+                        return fatal(&mut link, WorkerExit::Memory, message);
                     }
                     Ok(reply) => reply,
                     Err(_closed) => return 0,
@@ -259,37 +244,31 @@ pub fn serve(configured: Configured) -> i32 {
             }
             Incoming::Request(other) => protocol_violation(
                 &*engine,
-                format!("{} is not expected between feeds", request_name(&other)),
+                format!("{} is not expected between feeds", other.name()),
             ),
         };
         let mut link = link.borrow_mut();
         link.flush_prints();
         if let Err(err) = link.out.send(&reply) {
             let elapsed_us = reply.elapsed_us().unwrap_or_else(|| engine.elapsed_us());
-            link.out.send_or_exit(&Response::Error {
+            link.out.send_or_exit(&Response::error(
                 elapsed_us,
-                kind: ErrorKind::Conversion,
-                exception: GuestException::new(
+                ErrorKind::Conversion,
+                GuestException::new(
                     "RuntimeError",
                     &format!("the result cannot cross to the host: {err}"),
                 ),
-                traceback: String::new(),
-            });
+            ));
         }
     }
 }
 
 fn protocol_violation(engine: &dyn Engine, detail: String) -> Response {
-    Response::Error {
-        elapsed_us: engine.elapsed_us(),
-        kind: ErrorKind::Protocol,
-        exception: GuestException::new("RuntimeError", &format!("protocol violation: {detail}")),
-        traceback: String::new(),
-    }
+    Response::protocol_violation(engine.elapsed_us(), &detail)
 }
 
 /// `peek_configure_version` saw the Configure tag, so decoding yields Configure.
 fn unreachable_configure() -> ! {
     eprintln!("stockade-worker: a Configure payload decoded as another message");
-    std::process::exit(EXIT_SOFTWARE)
+    std::process::exit(WorkerExit::Internal.code())
 }

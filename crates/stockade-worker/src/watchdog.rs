@@ -10,11 +10,7 @@ use std::os::unix::fs::FileExt;
 use std::time::Duration;
 
 use rustix::process::{Pid, getppid};
-
-/// Exit status when resident memory passed the ceiling (sysexits EX_OSERR).
-pub const EXIT_RSS: i32 = 71;
-/// Exit status when the parent is gone (sysexits EX_TEMPFAIL).
-pub const EXIT_ORPHANED: i32 = 75;
+use stockade_wire::WorkerExit;
 /// How often the watchdog looks.
 const PERIOD: Duration = Duration::from_millis(20);
 
@@ -59,7 +55,7 @@ impl Watchdog {
             std::thread::sleep(PERIOD);
             if getppid() != self.parent {
                 exit_now(
-                    EXIT_ORPHANED,
+                    WorkerExit::Orphaned,
                     b"stockade-worker: the parent is gone; exiting\n",
                 );
             }
@@ -67,7 +63,7 @@ impl Watchdog {
                 && resident > ceiling
             {
                 exit_now(
-                    EXIT_RSS,
+                    WorkerExit::Rss,
                     b"stockade-worker: max_memory exceeded: resident memory passed the RSS ceiling\n",
                 );
             }
@@ -77,11 +73,11 @@ impl Watchdog {
 
 /// Ends the process at once: the session thread may be in any state, so no
 /// destructor or allocation may run.
-fn exit_now(code: i32, message: &[u8]) -> ! {
+fn exit_now(exit: WorkerExit, message: &[u8]) -> ! {
     // SAFETY: write(2) of a valid static buffer to fd 2, then _exit, which
     // runs no destructors or atexit handlers.
     unsafe {
         libc::write(2, message.as_ptr().cast(), message.len());
-        libc::_exit(code)
+        libc::_exit(exit.code())
     }
 }

@@ -270,29 +270,24 @@ impl Engine for PythonEngine {
         for (name, value) in inputs {
             if !is_identifier(&name) {
                 self.repl = Some(repl);
-                return Ok(Response::Error {
-                    elapsed_us: micros(self.elapsed),
-                    kind: ErrorKind::Conversion,
-                    exception: GuestException::new(
+                return Ok(Response::error(
+                    micros(self.elapsed),
+                    ErrorKind::Conversion,
+                    GuestException::new(
                         "ValueError",
                         &format!("input name {name:?} is not a Python identifier"),
                     ),
-                    traceback: String::new(),
-                });
+                ));
             }
             match from_wire(value, &name) {
                 Ok(object) => bound.push((name, object)),
                 Err(message) => {
                     self.repl = Some(repl);
-                    return Ok(Response::Error {
-                        elapsed_us: micros(self.elapsed),
-                        kind: ErrorKind::Conversion,
-                        exception: GuestException::new(
-                            "TypeError",
-                            &format!("input {name:?}: {message}"),
-                        ),
-                        traceback: String::new(),
-                    });
+                    return Ok(Response::error(
+                        micros(self.elapsed),
+                        ErrorKind::Conversion,
+                        GuestException::new("TypeError", &format!("input {name:?}: {message}")),
+                    ));
                 }
             }
         }
@@ -485,10 +480,9 @@ impl Engine for PythonEngine {
 }
 
 fn protocol_error(elapsed: Duration, message: &str) -> Response {
-    Response::Error {
-        elapsed_us: micros(elapsed),
-        kind: ErrorKind::Protocol,
-        exception: GuestException::new("RuntimeError", message),
-        traceback: String::new(),
-    }
+    Response::error(
+        micros(elapsed),
+        ErrorKind::Protocol,
+        GuestException::new("RuntimeError", message),
+    )
 }

@@ -292,34 +292,31 @@ impl JavaScriptEngine {
     fn limit_reply(&self) -> Option<Response> {
         let elapsed_us = self.bridge.elapsed_us();
         if let Some((kind, message)) = self.bridge.abort.borrow().clone() {
-            return Some(Response::Error {
+            return Some(Response::error(
                 elapsed_us,
                 kind,
-                exception: GuestException::new("RuntimeError", &message),
-                traceback: String::new(),
-            });
+                GuestException::new("RuntimeError", &message),
+            ));
         }
         if self.bridge.heap.exhausted() {
-            return Some(Response::Error {
+            return Some(Response::error(
                 elapsed_us,
-                kind: ErrorKind::Memory,
-                exception: GuestException::new(
+                ErrorKind::Memory,
+                GuestException::new(
                     "MemoryError",
                     &format!(
                         "max_heap_size exceeded: the JavaScript heap would pass {} bytes",
                         self.bridge.heap.limit()
                     ),
                 ),
-                traceback: String::new(),
-            });
+            ));
         }
         if self.bridge.over_time() {
-            return Some(Response::Error {
+            return Some(Response::error(
                 elapsed_us,
-                kind: ErrorKind::Timeout,
-                exception: GuestException::new("Error", "max_duration exceeded"),
-                traceback: String::new(),
-            });
+                ErrorKind::Timeout,
+                GuestException::new("Error", "max_duration exceeded"),
+            ));
         }
         None
     }
@@ -414,15 +411,11 @@ impl Engine for JavaScriptEngine {
         let context = self.context.clone();
         let reply = context.with(|ctx| {
             if let Err(err) = self.install(&ctx, functions) {
-                return Response::Error {
-                    elapsed_us: self.bridge.elapsed_us(),
-                    kind: ErrorKind::Protocol,
-                    exception: GuestException::new(
-                        "Error",
-                        &format!("cannot install host functions: {err}"),
-                    ),
-                    traceback: String::new(),
-                };
+                return Response::error(
+                    self.bridge.elapsed_us(),
+                    ErrorKind::Protocol,
+                    GuestException::new("Error", &format!("cannot install host functions: {err}")),
+                );
             }
             for (name, value) in inputs {
                 let bound = from_wire(&ctx, value, &name)
@@ -430,15 +423,11 @@ impl Engine for JavaScriptEngine {
                 if bound.is_err() {
                     let thrown = ctx.catch();
                     let message = show(&ctx, &thrown, &|| false);
-                    return Response::Error {
-                        elapsed_us: self.bridge.elapsed_us(),
-                        kind: ErrorKind::Conversion,
-                        exception: GuestException::new(
-                            "TypeError",
-                            &format!("input {name:?}: {message}"),
-                        ),
-                        traceback: String::new(),
-                    };
+                    return Response::error(
+                        self.bridge.elapsed_us(),
+                        ErrorKind::Conversion,
+                        GuestException::new("TypeError", &format!("input {name:?}: {message}")),
+                    );
                 }
             }
             if let Some(start) = self.timer_method(&ctx, "startFeed")
@@ -471,15 +460,14 @@ impl Engine for JavaScriptEngine {
                     elapsed_us: self.bridge.elapsed_us(),
                     value,
                 },
-                Ok(Err(Refused(why))) => Response::Error {
-                    elapsed_us: self.bridge.elapsed_us(),
-                    kind: ErrorKind::Conversion,
-                    exception: GuestException::new(
+                Ok(Err(Refused(why))) => Response::error(
+                    self.bridge.elapsed_us(),
+                    ErrorKind::Conversion,
+                    GuestException::new(
                         "TypeError",
                         &format!("the result cannot cross to the host: {why}"),
                     ),
-                    traceback: String::new(),
-                },
+                ),
                 Err(thrown) => self.error_reply(&ctx, thrown),
             };
             self.bridge.clock.stop();
