@@ -6,17 +6,17 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use stockade::{Language, Pool, PoolOptions, Session, SessionOptions, Value};
+use stockade::{Language, Pool, PoolOptions, SandboxMode, Session, SessionOptions, Value};
 
+use crate::args::named;
 use crate::exit;
-use crate::run::{Lang, Sandbox};
 
 /// Measure cold starts, pooled checkouts, round trips and host calls.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Guest language.
-    #[arg(long, value_enum, default_value = "python")]
-    lang: Lang,
+    #[arg(long, default_value = "python", value_parser = named::<Language>())]
+    lang: Language,
     /// Samples per measurement.
     #[arg(long, default_value = "200", value_parser = clap::value_parser!(u32).range(2..=1_000_000))]
     samples: u32,
@@ -24,8 +24,8 @@ pub struct BenchArgs {
     #[arg(long, default_value = "4", value_parser = clap::value_parser!(u32).range(1..=256))]
     pool_size: u32,
     /// OS sandbox mode.
-    #[arg(long, value_enum, default_value = "auto")]
-    sandbox: Sandbox,
+    #[arg(long, default_value = "auto", value_parser = named::<SandboxMode>())]
+    sandbox: SandboxMode,
     /// Worker binary to use.
     #[arg(long, value_name = "PATH")]
     worker: Option<PathBuf>,
@@ -41,12 +41,8 @@ fn micros(samples: &mut [Duration]) -> (f64, f64) {
 }
 
 fn options(args: &BenchArgs) -> SessionOptions {
-    let language = match args.lang {
-        Lang::Python => Language::Python,
-        Lang::Javascript => Language::JavaScript,
-    };
-    let mut options = SessionOptions::new(language)
-        .sandbox(args.sandbox.mode())
+    let mut options = SessionOptions::new(args.lang)
+        .sandbox(args.sandbox)
         .spare(false)
         .max_host_calls(u32::MAX);
     if let Some(worker) = &args.worker {

@@ -4,9 +4,11 @@
 // Nothing a guest, a worker or a peer controls may reach a panic.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+mod args;
 mod bench;
 mod doctor;
 mod exit;
+mod output;
 mod repl;
 mod run;
 

@@ -7,8 +7,9 @@ use std::io::{BufRead, IsTerminal, Write};
 use clap::Args;
 use stockade::{Error, Language, Session, Value};
 
+use crate::args::{SessionArgs, named};
 use crate::exit;
-use crate::run::{Lang, SessionArgs, print_to_stdio};
+use crate::output::print_to_stdio;
 
 /// Read, run and print, in one sandboxed session, until end of input.
 ///
@@ -17,8 +18,8 @@ use crate::run::{Lang, SessionArgs, print_to_stdio};
 #[derive(Debug, Args)]
 pub struct ReplArgs {
     /// Guest language.
-    #[arg(long, value_enum, default_value = "python")]
-    lang: Lang,
+    #[arg(long, default_value = "python", value_parser = named::<Language>())]
+    lang: Language,
     #[command(flatten)]
     session: SessionArgs,
 }
@@ -77,10 +78,7 @@ fn prompt(text: &str, interactive: bool) {
 }
 
 pub fn repl(args: ReplArgs) -> i32 {
-    let language = match args.lang {
-        Lang::Python => Language::Python,
-        Lang::Javascript => Language::JavaScript,
-    };
+    let language = args.lang;
     let mut session = match Session::new(args.session.options(language)) {
         Ok(session) => session,
         Err(err) => return exit::report(&err),

@@ -28,5 +28,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<session::NativeSession>()?;
     m.add_class::<pool::NativePool>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("SESSION_OPTIONS", stockade::SESSION_OPTIONS.to_vec())?;
+    m.add("CHECKOUT_OPTIONS", stockade::CHECKOUT_OPTIONS.to_vec())?;
     Ok(())
 }

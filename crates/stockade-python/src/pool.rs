@@ -6,25 +6,14 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use stockade::{CheckoutOptions, Pool, PoolOptions};
 
-use crate::errors::{configuration, to_pyerr};
-use crate::options::session_options;
+use crate::errors::to_pyerr;
+use crate::options::{session_options, set_each};
 use crate::session::NativeSession;
 
 #[pyclass(module = "stockade._native")]
 #[derive(Debug)]
 pub struct NativePool {
     pool: Pool,
-}
-
-fn seconds(py: Python<'_>, key: &str, value: Option<f64>) -> PyResult<Option<Duration>> {
-    match value {
-        None => Ok(None),
-        Some(s) if s.is_finite() && s > 0.0 && s < 1e9 => Ok(Some(Duration::from_secs_f64(s))),
-        Some(s) => Err(configuration(
-            py,
-            format!("{key} must be a positive number of seconds, not {s}"),
-        )),
-    }
 }
 
 #[pymethods]
@@ -49,33 +38,17 @@ impl NativePool {
     }
 
     /// A session in a ready worker (or a cold start), with this checkout's
-    /// parent-side limits.
-    #[pyo3(signature = (request_timeout=None, duration_grace=None, write_stall_timeout=None,
-        max_host_calls=None, max_inflight_host_calls=None, max_host_wait=None,
-        redact_host_errors=None, max_result_bytes=None))]
-    #[allow(clippy::too_many_arguments)]
+    /// parent-side limits (`stockade.CHECKOUT_OPTIONS`).
+    #[pyo3(signature = (options=None))]
     fn checkout(
         &self,
         py: Python<'_>,
-        request_timeout: Option<f64>,
-        duration_grace: Option<f64>,
-        write_stall_timeout: Option<f64>,
-        max_host_calls: Option<u32>,
-        max_inflight_host_calls: Option<u32>,
-        max_host_wait: Option<f64>,
-        redact_host_errors: Option<bool>,
-        max_result_bytes: Option<u64>,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<NativeSession> {
-        let checkout = CheckoutOptions {
-            request_timeout: seconds(py, "request_timeout", request_timeout)?,
-            duration_grace: seconds(py, "duration_grace", duration_grace)?,
-            write_stall_timeout: seconds(py, "write_stall_timeout", write_stall_timeout)?,
-            max_host_calls,
-            max_inflight_host_calls,
-            max_host_wait: seconds(py, "max_host_wait", max_host_wait)?,
-            redact_host_errors,
-            max_result_bytes,
-        };
+        let mut checkout = CheckoutOptions::default();
+        if let Some(options) = options {
+            set_each(options, |key, value| checkout.set(key, value))?;
+        }
         let session = py
             .detach(|| self.pool.checkout_with(&checkout))
             .map_err(|err| to_pyerr(py, err, None))?;

@@ -27,6 +27,7 @@ mod host;
 #[cfg(feature = "tokio")]
 mod inflight;
 mod javascript_options;
+mod keyed;
 mod locate;
 mod options;
 mod pool;
@@ -40,8 +41,11 @@ pub use async_session::AsyncSession;
 pub use error::{CrashInfo, Error, GuestError, TimeLimit};
 pub use host::{Args, HostError, HostResult, REDACTED};
 pub use javascript_options::{JavaScriptOptions, MAX_STACK_BYTES};
+pub use keyed::{CHECKOUT_OPTIONS, OptionValue, SESSION_OPTIONS};
 pub use locate::{WORKER_ENV, WORKER_NAME, locate_worker};
-pub use options::{Language, Limits, MAX_RESULT_BYTES, SandboxMode, SessionOptions};
+pub use options::{
+    Language, Limits, MAX_RESULT_BYTES, SandboxMode, SessionOptions, duration_from_secs,
+};
 pub use pool::{CheckoutOptions, Pool, PoolOptions, PoolStats};
 pub use session::{RunLimits, Session, WorkerInfo};
 pub use stockade_wire::{

@@ -10,6 +10,13 @@ use crate::javascript_options::JavaScriptOptions;
 /// The largest `max_result_bytes`: what the wire decodes of one frame at most.
 pub const MAX_RESULT_BYTES: u64 = stockade_wire::WireLimits::DEFAULT_MAX_DECODED_BYTES;
 
+/// A time option given in seconds, as every binding and the CLI take one:
+/// positive, finite and under 10^9 seconds, else `None`.
+pub fn duration_from_secs(seconds: f64) -> Option<Duration> {
+    (seconds.is_finite() && seconds > 0.0 && seconds < 1e9)
+        .then(|| Duration::from_secs_f64(seconds))
+}
+
 /// Limits enforced inside the worker (sent to it in Configure).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {

@@ -5,9 +5,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use stockade_wire::{
-    ConfigureLimits, ErrorKind, GuestException, JavaScriptConfig, PROTOCOL_VERSION, PrintStream,
-    Request, Response, ResponseHead, SandboxMode, SandboxReport, Value, WireLimits, decoded_size,
-    encode_request,
+    ConfigureLimits, ErrorKind, GuestException, JavaScriptConfig, Layer, PROTOCOL_VERSION,
+    PrintStream, Request, Response, ResponseHead, SandboxMode, SandboxReport, Value, WireLimits,
+    WorkerExit, decoded_size, encode_request,
 };
 
 use crate::error::{CrashInfo, Error, GuestError, TimeLimit};
@@ -26,14 +26,8 @@ mod turn;
 
 use turn::Turn;
 
-/// Exit status of a worker whose allocator refused an allocation.
-const EXIT_MEMORY: i32 = 65;
-/// Exit status of a worker that refused its configuration.
-const EXIT_CONFIG: i32 = 78;
 /// The signal RLIMIT_CPU's soft limit sends.
 const SIGXCPU: i32 = 24;
-/// Exit status of a worker whose watchdog saw resident memory pass the ceiling.
-const EXIT_RSS: i32 = 71;
 
 /// How often a waiting session asks its interrupt check.
 const INTERRUPT_POLL: Duration = Duration::from_millis(20);
@@ -66,7 +60,7 @@ fn verified_seccomp() -> Option<u64> {
 
 fn remember_seccomp(report: &SandboxReport) {
     if let Some(policy) = report.seccomp_policy
-        && report.applied.iter().any(|layer| layer == "seccomp")
+        && report.has(Layer::Seccomp)
     {
         VERIFIED_SECCOMP.store(policy, Ordering::Relaxed);
     }
@@ -218,13 +212,7 @@ impl Session {
             );
             return Ok(());
         }
-        if self
-            .info
-            .sandbox
-            .applied
-            .iter()
-            .any(|layer| layer == "seccomp")
-        {
+        if self.info.sandbox.has(Layer::Seccomp) {
             match all_threads_filtered(pid) {
                 Ok(true) => {}
                 Ok(false) => {
@@ -330,7 +318,9 @@ impl Session {
                 let err = self.fatal(message);
                 match err {
                     // The worker refused the configuration itself (EX_CONFIG).
-                    Error::Crashed(ref info) if info.exit_code == Some(EXIT_CONFIG) => {
+                    Error::Crashed(ref info)
+                        if info.exit_code == Some(WorkerExit::Config.code()) =>
+                    {
                         let message = info.detail.clone().unwrap_or_else(|| info.reason.clone());
                         Err(self.record_lost(Error::Configuration(message)))
                     }
@@ -671,7 +661,7 @@ impl Session {
     /// The worker announced a fatal error and is exiting.
     fn fatal(&mut self, message: String) -> Error {
         let exit = self.worker.reap();
-        if exit.code == Some(EXIT_MEMORY) {
+        if exit.code == Some(WorkerExit::Memory.code()) {
             // A memory limit the engine cannot recover from (the JavaScript
             // heap): the worker said which, then ended itself.
             return self.record_lost(Error::Memory {
@@ -722,7 +712,9 @@ impl Session {
             }
             None => {}
         }
-        if exit.code == Some(EXIT_MEMORY) || exit.code == Some(EXIT_RSS) {
+        if let Some(WorkerExit::Memory | WorkerExit::Rss) =
+            exit.code.and_then(WorkerExit::from_code)
+        {
             return self.record_lost(Error::Memory {
                 detail: detail
                     .unwrap_or_else(|| "the worker's allocator refused an allocation".into()),

@@ -1,8 +1,11 @@
 """Type stubs for the native extension (crates/stockade-python/src)."""
 
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 __version__: str
+#: The options a session takes by name, and those a pool checkout may set.
+SESSION_OPTIONS: List[str]
+CHECKOUT_OPTIONS: List[str]
 
 class NativeSession:
     def __init__(self, language: str, options: Dict[str, Any]) -> None: ...
@@ -30,11 +33,7 @@ class NativeSession:
 class NativePool:
     def __init__(self, language: str, options: Dict[str, Any], size: int,
                  max_concurrent_starts: int) -> None: ...
-    def checkout(self, request_timeout: Optional[float] = ..., duration_grace: Optional[float] = ...,
-                 write_stall_timeout: Optional[float] = ..., max_host_calls: Optional[int] = ...,
-                 max_inflight_host_calls: Optional[int] = ..., max_host_wait: Optional[float] = ...,
-                 redact_host_errors: Optional[bool] = ...,
-                 max_result_bytes: Optional[int] = ...) -> NativeSession: ...
+    def checkout(self, options: Optional[Dict[str, Any]] = ...) -> NativeSession: ...
     def stats(self) -> Dict[str, Any]: ...
     def idle_worker_pids(self) -> list: ...
     def wait_ready(self, timeout: float) -> bool: ...

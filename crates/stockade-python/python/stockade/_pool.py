@@ -12,9 +12,7 @@ from ._sandbox import AsyncSandbox, Limits, Sandbox, _options
 
 #: What a checkout may set: limits only the parent enforces. Everything else
 #: is sent to a worker when it starts, so it is fixed per pool.
-CHECKOUT_OPTIONS = ("request_timeout", "duration_grace", "write_stall_timeout",
-                    "max_host_calls", "max_inflight_host_calls", "max_host_wait",
-                    "redact_host_errors", "max_result_bytes")
+CHECKOUT_OPTIONS = tuple(_native.CHECKOUT_OPTIONS)
 
 
 class _PoolBase:
@@ -38,14 +36,9 @@ class _PoolBase:
         return self._native
 
     def _checkout_native(self, session_options: Dict[str, Any]) -> tuple:
-        unknown = set(session_options) - set(CHECKOUT_OPTIONS)
-        if unknown:
-            raise ConfigurationError(
-                f"{sorted(unknown)[0]!r} cannot be set per checkout; it is fixed when a "
-                f"worker starts, so make a pool with it (per checkout: {', '.join(CHECKOUT_OPTIONS)})")
+        native = self._pool().checkout(session_options)
         options = dict(self._options)
         options.update({k: v for k, v in session_options.items() if v is not None})
-        native = self._pool().checkout(**session_options)
         return options, native
 
     def stats(self) -> Dict[str, Any]:

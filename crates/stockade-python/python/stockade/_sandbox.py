@@ -69,19 +69,20 @@ class ExecutionResult:
         return self.status == "ok"
 
 
-_SESSION_KEYS = ("request_timeout", "duration_grace", "write_stall_timeout", "max_threads",
-                 "max_host_calls", "max_inflight_host_calls", "max_host_wait",
-                 "redact_host_errors", "max_result_bytes", "spare")
-_JAVASCRIPT_KEYS = ("strict_eval", "web_polyfills", "frozen_clock", "random_seed", "modules")
+#: The keyword options a Sandbox takes besides limits=, sandbox= and worker=:
+#: the host library's options, less those Limits holds.
+_KEYWORD_OPTIONS = tuple(
+    name for name in _native.SESSION_OPTIONS
+    if name not in {field.name for field in dataclasses.fields(Limits)} | {"sandbox", "worker"})
 
 
 def _options(limits: Optional[Limits], sandbox: str, worker: Optional[Union[str, os.PathLike]],
              extra: Mapping[str, Any]) -> Dict[str, Any]:
-    unknown = set(extra) - set(_SESSION_KEYS) - set(_JAVASCRIPT_KEYS)
+    unknown = set(extra) - set(_KEYWORD_OPTIONS)
     if unknown:
         raise ConfigurationError(
             f"unknown option {sorted(unknown)[0]!r}; the options are limits=, sandbox=, "
-            f"worker=, {', '.join(_SESSION_KEYS + _JAVASCRIPT_KEYS)}")
+            f"worker=, {', '.join(_KEYWORD_OPTIONS)}")
     options: Dict[str, Any] = {"sandbox": sandbox}
     path = worker if worker is not None else (WORKER if WORKER.exists() else None)
     if path is not None:

@@ -1,0 +1,202 @@
+//! What several subcommands read from the command line: the language and
+//! sandbox mode (by the names the host library gives them), seconds,
+//! sizes, source files, and the session's limits and JavaScript options.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::time::{Duration, UNIX_EPOCH};
+
+use clap::Args;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use stockade::{JavaScriptOptions, Language, SandboxMode, SessionOptions};
+
+/// A closed set of names the host library parses (`FromStr`), offered to
+/// clap with its possible values so `--help` lists them.
+pub trait Named: Copy + Send + Sync + std::str::FromStr + 'static {
+    const ALL: &'static [Self];
+    fn name(self) -> &'static str;
+}
+
+impl Named for Language {
+    const ALL: &'static [Self] = &Language::ALL;
+    fn name(self) -> &'static str {
+        Language::name(self)
+    }
+}
+
+impl Named for SandboxMode {
+    const ALL: &'static [Self] = &SandboxMode::ALL;
+    fn name(self) -> &'static str {
+        SandboxMode::name(self)
+    }
+}
+
+/// The value parser for a `Named` option.
+pub fn named<T: Named + Clone>() -> impl TypedValueParser<Value = T> {
+    PossibleValuesParser::new(T::ALL.iter().map(|item| item.name())).try_map(|name| {
+        name.parse::<T>()
+            .map_err(|_| format!("{name:?} is not one of the possible values"))
+    })
+}
+
+/// The worker's limits and sandbox, shared by `run` and `repl`.
+#[derive(Debug, Args)]
+pub struct SessionArgs {
+    /// Hard wall-clock limit per turn, in seconds; the worker is killed when it passes.
+    #[arg(long, value_name = "S", default_value = "60", value_parser = parse_seconds)]
+    timeout: Duration,
+    /// Cumulative guest execution limit, in seconds (default: only --timeout applies).
+    #[arg(long, value_name = "S", value_parser = parse_seconds)]
+    max_duration: Option<Duration>,
+    /// Guest memory ceiling, such as 512M or 2G.
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
+    max_memory: u64,
+    /// Host memory the result may take (48 bytes a value plus its data),
+    /// such as 64M; a larger result is refused unread (exit 4).
+    #[arg(long, value_name = "SIZE", default_value = "64M", value_parser = parse_size)]
+    max_result_bytes: u64,
+    /// OS sandbox: require (refuse to run without every layer), auto (every
+    /// layer the kernel gives), or off (debugging only).
+    #[arg(long, default_value = "auto", value_parser = named::<SandboxMode>())]
+    sandbox: SandboxMode,
+    /// Worker binary to use (default: $STOCKADE_WORKER, beside this program, then PATH).
+    #[arg(long, value_name = "PATH")]
+    worker: Option<PathBuf>,
+    #[command(flatten)]
+    javascript: JavaScriptArgs,
+}
+
+impl SessionArgs {
+    /// The session options these flags give for `language`; one session
+    /// per process, so no spare worker.
+    pub fn options(&self, language: Language) -> SessionOptions {
+        let mut options = SessionOptions::new(language)
+            .spare(false)
+            .javascript(self.javascript.options())
+            .sandbox(self.sandbox)
+            .request_timeout(self.timeout)
+            .max_memory(self.max_memory)
+            .max_result_bytes(self.max_result_bytes);
+        if let Some(limit) = self.max_duration {
+            options = options.max_duration(limit);
+        }
+        if let Some(worker) = &self.worker {
+            options = options.worker(worker);
+        }
+        options
+    }
+}
+
+/// Options for JavaScript guests only.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "JavaScript")]
+pub struct JavaScriptArgs {
+    /// eval, new Function and the other function constructors throw EvalError.
+    #[arg(long)]
+    strict_eval: bool,
+    /// Install the web polyfills (timers on virtual time, TextEncoder, atob, ...).
+    #[arg(long)]
+    web_polyfills: bool,
+    /// Freeze the clock at this many seconds since the Unix epoch.
+    #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
+    frozen_clock: Option<i64>,
+    /// Seed Math.random.
+    #[arg(long, value_name = "N")]
+    random_seed: Option<u64>,
+    /// JavaScript heap limit, such as 256M (default: --max-memory).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    max_heap_size: Option<u64>,
+    /// Live ArrayBuffer bytes, such as 64M (default: a quarter of --max-memory).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    max_buffer_bytes: Option<u64>,
+    /// Register a module the guest may import, as NAME=FILE (repeatable).
+    #[arg(long = "module", value_name = "NAME=FILE", value_parser = parse_module)]
+    modules: Vec<(String, String)>,
+}
+
+impl JavaScriptArgs {
+    pub fn options(&self) -> JavaScriptOptions {
+        JavaScriptOptions {
+            max_heap_size: self.max_heap_size,
+            max_buffer_bytes: self.max_buffer_bytes,
+            max_stack_bytes: None,
+            strict_eval: self.strict_eval,
+            web_polyfills: self.web_polyfills,
+            frozen_clock: self.frozen_clock.map(|seconds| {
+                let offset = Duration::from_secs(seconds.unsigned_abs());
+                if seconds >= 0 {
+                    UNIX_EPOCH + offset
+                } else {
+                    UNIX_EPOCH - offset
+                }
+            }),
+            random_seed: self.random_seed,
+            modules: self.modules.clone(),
+        }
+    }
+}
+
+fn parse_module(text: &str) -> Result<(String, String), String> {
+    let (name, file) = text
+        .split_once('=')
+        .ok_or_else(|| format!("{text:?} is not NAME=FILE"))?;
+    if name.is_empty() {
+        return Err(format!("{text:?} has an empty module name"));
+    }
+    Ok((name.to_owned(), read_source(file)?))
+}
+
+pub fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    stockade::duration_from_secs(seconds)
+        .ok_or_else(|| format!("{text:?} must be a positive number of seconds"))
+}
+
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let upper = t.to_ascii_uppercase();
+    let digits_end = upper
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(upper.len());
+    let (number, unit) = upper.split_at(digits_end);
+    let number: u64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size such as 512M or 2G"))?;
+    let multiplier: u64 = match unit.trim() {
+        "" | "B" => 1,
+        "K" | "KB" | "KIB" => 1 << 10,
+        "M" | "MB" | "MIB" => 1 << 20,
+        "G" | "GB" | "GIB" => 1 << 30,
+        "T" | "TB" | "TIB" => 1 << 40,
+        _ => return Err(format!("{text:?} has an unknown unit; use K, M, G or T")),
+    };
+    let bytes = number
+        .checked_mul(multiplier)
+        .ok_or_else(|| format!("{text:?} is too large"))?;
+    if bytes == 0 {
+        return Err("the memory ceiling must be greater than zero".into());
+    }
+    Ok(bytes)
+}
+
+/// Reads a source file (or standard input, for `-`) as UTF-8.
+pub fn read_source(file: &str) -> Result<String, String> {
+    let mut bytes = Vec::new();
+    if file == "-" {
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|err| format!("cannot read standard input: {err}"))?;
+    } else {
+        bytes = std::fs::read(file).map_err(|err| format!("cannot read {file}: {err}"))?;
+    }
+    let name = if file == "-" { "standard input" } else { file };
+    String::from_utf8(bytes).map_err(|err| {
+        format!(
+            "{name} is not valid UTF-8 (invalid byte at offset {})",
+            err.utf8_error().valid_up_to()
+        )
+    })
+}
