@@ -30,13 +30,14 @@ COLLIDING_MAP = ("new Map(Array.from({length: 40000}, "
 
 
 def hostile_worker(tmp_path, mode):
-    """A worker binary that runs the compromised worker in `mode`."""
+    """A worker binary that runs the compromised worker in `mode`: a link
+    named after the mode (a link, not a script another thread could still
+    hold open for writing when it is run)."""
     if not HOSTILE.is_file():
         pytest.fail(f"build the example first: cargo build --release --examples ({HOSTILE})")
-    script = tmp_path / f"hostile-{mode}.sh"
-    script.write_text(f"#!/bin/sh\nexec '{HOSTILE}' {mode}\n")
-    script.chmod(0o755)
-    return script
+    link = tmp_path / f"hostile-{mode}"
+    link.symlink_to(HOSTILE)
+    return link
 
 
 HARNESS = """

@@ -1,8 +1,9 @@
 //! A compromised worker, for tests that attack the host: it answers
 //! Configure like a real worker, then breaks the protocol in the way its
-//! one argument names. Tests start it through a two-line shell script
-//! (`exec hostile_worker MODE`), since the host starts workers with no
-//! arguments. Never part of a release build.
+//! name says. The host starts workers with no arguments, so tests start it
+//! through a symbolic link named `hostile-MODE` (a link, not a script, so
+//! no test ever executes a file another thread may still hold open for
+//! writing); `hostile_worker MODE` works too. Never part of a release build.
 //!
 //! Modes, each what a worker running arbitrary code could do:
 //! - `calls-after-abort`, `lookups-after-abort`: keep asking for host
@@ -26,7 +27,15 @@ use stockade_wire::{
 };
 
 fn main() {
-    let mode = std::env::args().nth(1).unwrap_or_default();
+    let mut args = std::env::args();
+    let named = args.next().and_then(|zeroth| {
+        std::path::Path::new(&zeroth)
+            .file_name()
+            .and_then(|name| name.to_str())
+            .and_then(|name| name.strip_prefix("hostile-"))
+            .map(str::to_owned)
+    });
+    let mode = args.next().or(named).unwrap_or_default();
     let limits = WireLimits::default();
     let mut input = BufReader::new(std::io::stdin());
     let mut output = std::io::stdout();
