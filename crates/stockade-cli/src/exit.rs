@@ -75,11 +75,8 @@ pub fn report(err: &Error) -> i32 {
             eprintln!("stockade: {err}");
             MEMORY_LIMIT
         }
-        Error::Crashed(_)
-        | Error::Disconnected(_)
-        | Error::Protocol(_)
-        | Error::Interrupted
-        | Error::Forked { .. } => {
+        // The worker crashed, and anything this command does not know yet.
+        _ => {
             eprintln!("stockade: {err}");
             CRASHED
         }

@@ -3,7 +3,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use stockade::{Error, TimeLimit};
+use stockade::Error;
 
 /// Builds the Python exception for `kind` through `stockade._errors`.
 fn raise(py: Python<'_>, kind: &str, message: String, fields: &Bound<'_, PyDict>) -> PyErr {
@@ -51,11 +51,10 @@ pub fn to_pyerr(py: Python<'_>, err: Error, interrupted: Option<PyErr>) -> PyErr
             }
         }
         Error::Timeout { limit, after } => {
-            let name = match limit {
-                TimeLimit::MaxDuration => "max_duration",
-                TimeLimit::RequestTimeout => "request_timeout",
-            };
-            set("limit", pyo3::types::PyString::new(py, name).into_any());
+            set(
+                "limit",
+                pyo3::types::PyString::new(py, limit.name()).into_any(),
+            );
             set(
                 "seconds",
                 pyo3::types::PyFloat::new(py, after.as_secs_f64()).into_any(),
@@ -128,6 +127,8 @@ pub fn to_pyerr(py: Python<'_>, err: Error, interrupted: Option<PyErr>) -> PyErr
             }
         },
         Error::Forked { .. } => "forked",
+        // A kind this package does not know yet: a plain StockadeError.
+        _ => "error",
     };
     raise(py, kind, message, &fields)
 }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use stockade_wire::{PrintStream, Value};
 
-use crate::error::Error;
+use crate::error::{ConfigurationKind, Error};
 use crate::host::{Args, HostResult};
 use crate::options::SessionOptions;
 use crate::session::{RunLimits, Session};
@@ -28,9 +28,10 @@ fn lock(inner: &Mutex<Session>) -> MutexGuard<'_, Session> {
 }
 
 fn cancelled(err: tokio::task::JoinError) -> Error {
-    Error::Configuration(format!(
-        "the blocking task driving the session failed: {err}"
-    ))
+    Error::configuration(
+        ConfigurationKind::CannotStart,
+        format!("the blocking task driving the session failed: {err}"),
+    )
 }
 
 impl AsyncSession {

@@ -1,5 +1,7 @@
-//! The error taxonomy every failure of a session maps into.
+//! The error taxonomy every failure of a session maps into: `Error`, a
+//! `kind()` to match on, and the causes it keeps (`source()`).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use thiserror::Error;
@@ -27,6 +29,7 @@ impl std::fmt::Display for GuestError {
 
 /// Which time limit ran out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TimeLimit {
     /// The cumulative guest execution budget (`max_duration`), enforced inside
     /// the worker: the guest got an uncatchable TimeoutError and the session
@@ -68,8 +71,91 @@ impl std::fmt::Display for CrashInfo {
     }
 }
 
+/// What a configuration error is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ConfigurationKind {
+    /// An option is out of range, of the wrong kind, or unknown.
+    InvalidOption,
+    /// No worker binary where the options and the environment point.
+    WorkerNotFound,
+    /// The worker binary could not be started, or the host could not start
+    /// what supervises it (a thread, a task).
+    CannotStart,
+    /// The worker refused its configuration: a language it lacks, or
+    /// `require` on a kernel without every layer; or the host could not
+    /// measure what `require` needs.
+    Refused,
+    /// The pool was closed.
+    PoolClosed,
+}
+
+/// An option that cannot be honoured, or a worker that cannot be started:
+/// what about (`kind`), in words, and the OS error behind it, if any.
+#[derive(Debug, Clone, Error)]
+#[error("{message}")]
+pub struct ConfigurationError {
+    kind: ConfigurationKind,
+    message: String,
+    #[source]
+    source: Option<Arc<std::io::Error>>,
+}
+
+impl ConfigurationError {
+    pub fn new(kind: ConfigurationKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// With the OS error that caused it, kept as `source()`.
+    pub(crate) fn caused_by(mut self, err: std::io::Error) -> Self {
+        self.source = Some(Arc::new(err));
+        self
+    }
+
+    pub fn kind(&self) -> ConfigurationKind {
+        self.kind
+    }
+
+    /// What went wrong, in words (also the `Display`).
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl PartialEq for ConfigurationError {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind && self.message == other.message
+    }
+}
+
+impl Eq for ConfigurationError {}
+
+/// What kind of failure an [`Error`] is, for callers (and bindings) that
+/// match on it without its details.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    Guest,
+    Syntax,
+    Timeout,
+    Memory,
+    ResultTooLarge,
+    Crashed,
+    Disconnected,
+    Conversion,
+    Configuration,
+    Protocol,
+    Interrupted,
+    Forked,
+}
+
 /// Every way a session call can fail.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The guest raised an exception it did not catch. The session lives.
     #[error("guest raised {0}")]
@@ -106,7 +192,7 @@ pub enum Error {
     Conversion(String),
     /// An option is invalid, or the worker cannot be found or started.
     #[error("configuration error: {0}")]
-    Configuration(String),
+    Configuration(#[source] ConfigurationError),
     /// The worker rejected a request as malformed or out of turn. The session lives.
     #[error("protocol violation: {0}")]
     Protocol(String),
@@ -121,6 +207,16 @@ pub enum Error {
     Forked { owner: u32 },
 }
 
+impl TimeLimit {
+    /// The option's name: `max_duration`, `request_timeout`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TimeLimit::MaxDuration => "max_duration",
+            TimeLimit::RequestTimeout => "request_timeout",
+        }
+    }
+}
+
 fn timeout_text(limit: TimeLimit, after: Duration) -> String {
     match limit {
         TimeLimit::MaxDuration => {
@@ -133,6 +229,34 @@ fn timeout_text(limit: TimeLimit, after: Duration) -> String {
 }
 
 impl Error {
+    /// A configuration error of `kind`.
+    pub(crate) fn configuration(kind: ConfigurationKind, message: impl Into<String>) -> Self {
+        Error::Configuration(ConfigurationError::new(kind, message))
+    }
+
+    /// An option that is out of range, of the wrong kind, or unknown.
+    pub(crate) fn invalid_option(message: impl Into<String>) -> Self {
+        Self::configuration(ConfigurationKind::InvalidOption, message)
+    }
+
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Guest(_) => ErrorKind::Guest,
+            Error::Syntax(_) => ErrorKind::Syntax,
+            Error::Timeout { .. } => ErrorKind::Timeout,
+            Error::Memory { .. } => ErrorKind::Memory,
+            Error::ResultTooLarge { .. } => ErrorKind::ResultTooLarge,
+            Error::Crashed(_) => ErrorKind::Crashed,
+            Error::Disconnected(_) => ErrorKind::Disconnected,
+            Error::Conversion(_) => ErrorKind::Conversion,
+            Error::Configuration(_) => ErrorKind::Configuration,
+            Error::Protocol(_) => ErrorKind::Protocol,
+            Error::Interrupted => ErrorKind::Interrupted,
+            Error::Forked { .. } => ErrorKind::Forked,
+        }
+    }
+
     /// Whether the session can take no more calls after this error.
     pub fn loses_session(&self) -> bool {
         match self {

@@ -38,7 +38,9 @@ mod supervisor;
 
 #[cfg(feature = "tokio")]
 pub use async_session::AsyncSession;
-pub use error::{CrashInfo, Error, GuestError, TimeLimit};
+pub use error::{
+    ConfigurationError, ConfigurationKind, CrashInfo, Error, ErrorKind, GuestError, TimeLimit,
+};
 pub use host::{Args, HostError, HostResult, REDACTED};
 pub use javascript_options::{JavaScriptOptions, MAX_STACK_BYTES};
 pub use keyed::{CHECKOUT_OPTIONS, OptionValue, SESSION_OPTIONS};

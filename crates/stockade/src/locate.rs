@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::Error;
+use crate::error::{ConfigurationKind, Error};
 
 /// File name of the worker executable.
 pub const WORKER_NAME: &str = "stockade-worker";
@@ -24,10 +24,13 @@ pub fn locate_worker(explicit: Option<&Path>) -> Result<PathBuf, Error> {
         if is_file(path) {
             return Ok(path.to_path_buf());
         }
-        return Err(Error::Configuration(format!(
-            "the worker binary given explicitly, {}, is not a file",
-            path.display()
-        )));
+        return Err(Error::configuration(
+            ConfigurationKind::WorkerNotFound,
+            format!(
+                "the worker binary given explicitly, {}, is not a file",
+                path.display()
+            ),
+        ));
     }
     match std::env::var_os(WORKER_ENV) {
         Some(value) if !value.is_empty() => {
@@ -35,10 +38,10 @@ pub fn locate_worker(explicit: Option<&Path>) -> Result<PathBuf, Error> {
             if is_file(&path) {
                 return Ok(path);
             }
-            return Err(Error::Configuration(format!(
-                "{WORKER_ENV} names {}, which is not a file",
-                path.display()
-            )));
+            return Err(Error::configuration(
+                ConfigurationKind::WorkerNotFound,
+                format!("{WORKER_ENV} names {}, which is not a file", path.display()),
+            ));
         }
         _ => looked.push(format!("${WORKER_ENV} (unset)")),
     }
@@ -68,9 +71,12 @@ pub fn locate_worker(explicit: Option<&Path>) -> Result<PathBuf, Error> {
     } else {
         looked.push("PATH (unset)".into());
     }
-    Err(Error::Configuration(format!(
-        "cannot find the {WORKER_NAME} binary; looked at: {}. Build it with \
-         `cargo build --release -p stockade-worker`, or set {WORKER_ENV} to its path",
-        looked.join(", ")
-    )))
+    Err(Error::configuration(
+        ConfigurationKind::WorkerNotFound,
+        format!(
+            "cannot find the {WORKER_NAME} binary; looked at: {}. Build it with \
+             `cargo build --release -p stockade-worker`, or set {WORKER_ENV} to its path",
+            looked.join(", ")
+        ),
+    ))
 }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::error::Error;
+use crate::error::{ConfigurationError, ConfigurationKind, Error};
 use crate::options::SessionOptions;
 use crate::session::Session;
 
@@ -59,7 +59,7 @@ impl CheckoutOptions {
         let mut options = pool.clone();
         if let Some(timeout) = self.request_timeout {
             if timeout > pool.request_timeout {
-                return Err(Error::Configuration(format!(
+                return Err(Error::invalid_option(format!(
                     "a checkout's request_timeout ({timeout:?}) may not exceed the pool's ({:?}), which sized its workers' CPU limit; make a pool with a longer one",
                     pool.request_timeout
                 )));
@@ -87,7 +87,7 @@ impl CheckoutOptions {
         if let Some(bytes) = self.max_result_bytes {
             options.max_result_bytes = bytes;
         }
-        options.validate().map_err(Error::Configuration)?;
+        options.validate().map_err(Error::invalid_option)?;
         Ok(options)
     }
 }
@@ -211,16 +211,14 @@ impl Pool {
     /// background; the rest start in the background.
     pub fn new(options: SessionOptions, shape: PoolOptions) -> Result<Self, Error> {
         if shape.size == 0 {
-            return Err(Error::Configuration(
-                "a pool's size must be at least 1".into(),
-            ));
+            return Err(Error::invalid_option("a pool's size must be at least 1"));
         }
         if shape.max_concurrent_starts == 0 {
-            return Err(Error::Configuration(
-                "max_concurrent_starts must be at least 1".into(),
+            return Err(Error::invalid_option(
+                "max_concurrent_starts must be at least 1",
             ));
         }
-        options.validate().map_err(Error::Configuration)?;
+        options.validate().map_err(Error::invalid_option)?;
         let first = Session::start(options.clone())?;
         let shared = Arc::new(Shared {
             options,
@@ -255,7 +253,13 @@ impl Pool {
                 .name(format!("stockade-pool-{i}"))
                 .spawn(move || shared.run_starter())
                 .map_err(|err| {
-                    Error::Configuration(format!("cannot start the pool's starter thread: {err}"))
+                    Error::Configuration(
+                        ConfigurationError::new(
+                            ConfigurationKind::CannotStart,
+                            format!("cannot start the pool's starter thread: {err}"),
+                        )
+                        .caused_by(err),
+                    )
                 })?;
             starters.push(handle);
         }
@@ -295,7 +299,10 @@ impl Pool {
         let ready = {
             let mut state = self.shared.lock();
             if state.closed {
-                return Err(Error::Configuration("the pool is closed".into()));
+                return Err(Error::configuration(
+                    ConfigurationKind::PoolClosed,
+                    "the pool is closed",
+                ));
             }
             state.stats.checkouts += 1;
             let mut found = None;

@@ -10,7 +10,9 @@ use stockade_wire::{
     WorkerExit, decoded_size, encode_request,
 };
 
-use crate::error::{CrashInfo, Error, GuestError, TimeLimit};
+use crate::error::{
+    ConfigurationError, ConfigurationKind, CrashInfo, Error, GuestError, TimeLimit,
+};
 #[cfg(feature = "tokio")]
 use crate::host::HostFuture;
 use crate::host::{Args, HostFunction, HostResult};
@@ -132,7 +134,7 @@ impl Session {
     /// started for the same worker options if one is ready (see
     /// `SessionOptions::spare`), else a new one.
     pub fn new(options: SessionOptions) -> Result<Self, Error> {
-        options.validate().map_err(Error::Configuration)?;
+        options.validate().map_err(Error::invalid_option)?;
         if !options.spare || !spare::usable() {
             return Self::start(options);
         }
@@ -158,11 +160,17 @@ impl Session {
 
     /// Starts a new worker and configures it: a cold start.
     pub(crate) fn start(options: SessionOptions) -> Result<Self, Error> {
-        options.validate().map_err(Error::Configuration)?;
+        options.validate().map_err(Error::invalid_option)?;
         let path = locate_worker(options.worker.as_deref())?;
         let wire = WireLimits::default();
         let worker = WorkerProcess::spawn(&path, wire).map_err(|err| {
-            Error::Configuration(format!("cannot start the worker {}: {err}", path.display()))
+            Error::Configuration(
+                ConfigurationError::new(
+                    ConfigurationKind::CannotStart,
+                    format!("cannot start the worker {}: {err}", path.display()),
+                )
+                .caused_by(err),
+            )
         })?;
         let mut session = Self {
             worker,
@@ -234,14 +242,20 @@ impl Session {
             max_threads: self.options.max_threads,
         };
         self.worker.supervise(limits).map_err(|err| {
-            Error::Configuration(format!("cannot start the supervisor thread: {err}"))
+            Error::Configuration(
+                ConfigurationError::new(
+                    ConfigurationKind::CannotStart,
+                    format!("cannot start the supervisor thread: {err}"),
+                )
+                .caused_by(err),
+            )
         })
     }
 
     /// Kills the worker and reports a configuration that cannot be honoured.
     fn refuse(&mut self, message: String) -> Error {
         self.worker.kill();
-        self.record_lost(Error::Configuration(message))
+        self.record_lost(Error::configuration(ConfigurationKind::Refused, message))
     }
 
     fn configure(&mut self) -> Result<(), Error> {
@@ -268,13 +282,13 @@ impl Session {
                     .options
                     .javascript
                     .to_wire(limits.max_memory)
-                    .map_err(Error::Configuration)?,
+                    .map_err(Error::invalid_option)?,
                 Language::Python => JavaScriptConfig::default(),
             },
             verified_seccomp: verified_seccomp(),
         };
         let frame = encode_request(&configure, &self.wire)
-            .map_err(|e| Error::Configuration(e.to_string()))?;
+            .map_err(|e| Error::invalid_option(e.to_string()))?;
         self.send(&frame)?;
         let deadline =
             self.turn_deadline(&Turn::new(Duration::ZERO, self.options.max_result_bytes));
@@ -322,7 +336,8 @@ impl Session {
                         if info.exit_code == Some(WorkerExit::Config.code()) =>
                     {
                         let message = info.detail.clone().unwrap_or_else(|| info.reason.clone());
-                        Err(self.record_lost(Error::Configuration(message)))
+                        Err(self
+                            .record_lost(Error::configuration(ConfigurationKind::Refused, message)))
                     }
                     err => Err(err),
                 }

@@ -210,10 +210,13 @@ fn a_worker_killed_mid_turn_is_reported_as_crashed_with_its_signal() {
 fn a_missing_worker_binary_is_a_configuration_error_naming_it() {
     let options = SessionOptions::new(Language::Python).worker("/nonexistent/stockade-worker");
     match Session::new(options) {
-        Err(Error::Configuration(message)) => assert!(
-            message.contains("/nonexistent/stockade-worker"),
-            "{message}"
-        ),
+        Err(Error::Configuration(err)) => {
+            assert_eq!(err.kind(), stockade::ConfigurationKind::WorkerNotFound);
+            assert!(
+                err.message().contains("/nonexistent/stockade-worker"),
+                "{err}"
+            );
+        }
         other => panic!("expected a configuration error, got {other:?}"),
     }
 }
@@ -334,8 +337,9 @@ fn a_worker_that_refuses_its_configuration_is_a_configuration_error() {
     });
     let worker = fake_worker(&refusal, "head -c 1 >/dev/null\nexit 78");
     match Session::new(options(worker)) {
-        Err(Error::Configuration(message)) => {
-            assert!(message.contains("seccomp is required"), "{message}")
+        Err(Error::Configuration(err)) => {
+            assert_eq!(err.kind(), stockade::ConfigurationKind::Refused);
+            assert!(err.message().contains("seccomp is required"), "{err}")
         }
         other => panic!("expected a configuration error, got {other:?}"),
     }

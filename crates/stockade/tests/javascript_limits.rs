@@ -142,7 +142,9 @@ fn out_of_range_javascript_options_are_configuration_errors() {
         ),
     ] {
         match Session::new(SessionOptions::new(Language::JavaScript).javascript(options)) {
-            Err(Error::Configuration(message)) => assert!(message.contains(mentions), "{message}"),
+            Err(Error::Configuration(err)) => {
+                assert!(err.message().contains(mentions), "{err}")
+            }
             other => panic!(
                 "expected a configuration error, got {:?}",
                 other.map(|_| ())

@@ -390,8 +390,8 @@ fn javascript_options_on_a_python_session_are_a_configuration_error() {
         ..Default::default()
     });
     match Session::new(options) {
-        Err(Error::Configuration(message)) => {
-            assert!(message.contains("javascript options"), "{message}")
+        Err(Error::Configuration(err)) => {
+            assert!(err.message().contains("javascript options"), "{err}")
         }
         other => panic!(
             "expected a configuration error, got {:?}",

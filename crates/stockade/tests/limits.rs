@@ -228,12 +228,14 @@ fn the_recursion_limit_is_configurable() {
 fn invalid_options_are_configuration_errors_naming_the_option() {
     let bad = options().request_timeout(Duration::ZERO);
     assert!(
-        matches!(Session::new(bad), Err(Error::Configuration(m)) if m.contains("request_timeout"))
+        matches!(Session::new(bad), Err(Error::Configuration(m)) if m.message().contains("request_timeout"))
     );
     let bad = options().max_memory(0);
-    assert!(matches!(Session::new(bad), Err(Error::Configuration(m)) if m.contains("max_memory")));
+    assert!(
+        matches!(Session::new(bad), Err(Error::Configuration(m)) if m.message().contains("max_memory"))
+    );
     let bad = options().max_recursion_depth(0);
     assert!(
-        matches!(Session::new(bad), Err(Error::Configuration(m)) if m.contains("max_recursion_depth"))
+        matches!(Session::new(bad), Err(Error::Configuration(m)) if m.message().contains("max_recursion_depth"))
     );
 }

@@ -10,7 +10,9 @@ fn the_worker_env_variable_is_used_and_a_bad_one_is_named() {
     // reads the environment while it changes.
     unsafe { std::env::set_var(WORKER_ENV, "/no/such/worker") };
     match Session::new(SessionOptions::new(Language::Python)) {
-        Err(Error::Configuration(message)) => {
+        Err(Error::Configuration(err)) => {
+            assert_eq!(err.kind(), stockade::ConfigurationKind::WorkerNotFound);
+            let message = err.message();
             assert!(
                 message.contains(WORKER_ENV) && message.contains("/no/such/worker"),
                 "{message}"

@@ -115,7 +115,7 @@ fn checkout_options_set_parent_limits_and_cannot_raise_the_request_timeout() {
     };
     assert!(matches!(
         pool.checkout_with(&too_long),
-        Err(Error::Configuration(m)) if m.contains("request_timeout")
+        Err(Error::Configuration(m)) if m.message().contains("request_timeout")
     ));
 }
 
