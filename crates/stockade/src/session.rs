@@ -1,38 +1,32 @@
 //! A session: one worker, driven turn by turn, supervised by deadlines.
+//! This file is the public API; the parts live beside it: `start` (spawn,
+//! Configure and Ready, supervision), `turn` (serving a feed: prints,
+//! calls, lookups, awaits), `io` (one request out, one reply in, under a
+//! deadline) and `end` (how a worker's end becomes an `Error`). A new
+//! session normally comes through `spare.rs`, which holds `Session::new`.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use stockade_wire::{
-    ConfigureLimits, ErrorKind, GuestException, JavaScriptConfig, Layer, PROTOCOL_VERSION,
-    PrintStream, Request, Response, ResponseHead, SandboxMode, SandboxReport, Value, WireLimits,
-    WorkerExit, decoded_size, encode_request,
+    PrintStream, Request, Response, ResponseHead, SandboxReport, Value, WireLimits, encode_request,
 };
 
-use crate::error::{
-    ConfigurationError, ConfigurationKind, CrashInfo, Error, GuestError, TimeLimit,
-};
+use crate::error::Error;
 #[cfg(feature = "tokio")]
 use crate::host::HostFuture;
 use crate::host::{Args, HostFunction, HostResult};
 #[cfg(feature = "tokio")]
 use crate::inflight::Inflight;
-use crate::locate::locate_worker;
-use crate::options::{Language, SessionOptions};
-use crate::process::{ExitInfo, RecvError, SendError, WorkerProcess};
-use crate::spare;
-use crate::supervisor::{SupervisionLimits, Violation, all_threads_filtered, usage};
+use crate::options::SessionOptions;
+use crate::process::WorkerProcess;
 
+mod end;
+mod io;
+mod start;
 mod turn;
 
 use turn::Turn;
-
-/// The signal RLIMIT_CPU's soft limit sends.
-const SIGXCPU: i32 = 24;
-
-/// How often a waiting session asks its interrupt check.
-const INTERRUPT_POLL: Duration = Duration::from_millis(20);
 
 type PrintFn = dyn FnMut(PrintStream, &str) + Send;
 /// A host's interrupt check; see `Session::set_interrupt`.
@@ -46,26 +40,6 @@ pub struct WorkerInfo {
     pub engine: String,
     /// Which OS sandbox layers are in force in the worker.
     pub sandbox: SandboxReport,
-}
-
-/// The seccomp policy a worker of this process verified with a test-fire
-/// (0: none yet); later workers with the same policy on this kernel skip
-/// theirs. An atomic, not a lock, so a forked child can always read it.
-static VERIFIED_SECCOMP: AtomicU64 = AtomicU64::new(0);
-
-fn verified_seccomp() -> Option<u64> {
-    match VERIFIED_SECCOMP.load(Ordering::Relaxed) {
-        0 => None,
-        policy => Some(policy),
-    }
-}
-
-fn remember_seccomp(report: &SandboxReport) {
-    if let Some(policy) = report.seccomp_policy
-        && report.has(Layer::Seccomp)
-    {
-        VERIFIED_SECCOMP.store(policy, Ordering::Relaxed);
-    }
 }
 
 /// Limits of one run, tighter than the session's own (a larger value than
@@ -89,7 +63,7 @@ pub struct Session {
     inflight: Inflight,
     /// Every host-function name a Feed ever listed: the worker may hold any
     /// of them as a callable even after the host removed it.
-    listed: std::collections::HashSet<String>,
+    listed: HashSet<String>,
     globals: HashMap<String, Value>,
     print: Option<Box<PrintFn>>,
     interrupt: Option<Box<InterruptFn>>,
@@ -130,225 +104,6 @@ struct TurnDeadline {
 }
 
 impl Session {
-    /// A session in a worker configured with `options`: the spare worker
-    /// started for the same worker options if one is ready (see
-    /// `SessionOptions::spare`), else a new one.
-    pub fn new(options: SessionOptions) -> Result<Self, Error> {
-        options.validate().map_err(Error::invalid_option)?;
-        if !options.spare || !spare::usable() {
-            return Self::start(options);
-        }
-        // The spare is matched on the binary actually used, so a change of
-        // $STOCKADE_WORKER (or PATH) never hands out an older worker.
-        let worker = locate_worker(options.worker.as_deref())?;
-        let options = options.worker(worker);
-        let key = options.worker_key();
-        let prestarted = spare::take(&key);
-        let session = match prestarted {
-            Some(mut session) => {
-                session.adopt(options.clone());
-                Ok(session)
-            }
-            None => Self::start(options.clone()),
-        };
-        // The next session with these options will find one ready.
-        if session.is_ok() {
-            spare::refill(key, options);
-        }
-        session
-    }
-
-    /// Starts a new worker and configures it: a cold start.
-    pub(crate) fn start(options: SessionOptions) -> Result<Self, Error> {
-        options.validate().map_err(Error::invalid_option)?;
-        let path = locate_worker(options.worker.as_deref())?;
-        let wire = WireLimits::default();
-        let worker = WorkerProcess::spawn(&path, wire).map_err(|err| {
-            Error::Configuration(
-                ConfigurationError::new(
-                    ConfigurationKind::CannotStart,
-                    format!("cannot start the worker {}: {err}", path.display()),
-                )
-                .caused_by(err),
-            )
-        })?;
-        let mut session = Self {
-            worker,
-            options,
-            lost: None,
-            functions: HashMap::new(),
-            #[cfg(feature = "tokio")]
-            inflight: Inflight::new(),
-            listed: std::collections::HashSet::new(),
-            globals: HashMap::new(),
-            print: None,
-            interrupt: None,
-            elapsed: Duration::ZERO,
-            info: WorkerInfo {
-                protocol_version: 0,
-                worker_version: String::new(),
-                engine: String::new(),
-                sandbox: SandboxReport {
-                    mode: SandboxMode::Off,
-                    applied: Vec::new(),
-                    missing: Vec::new(),
-                    extras: Vec::new(),
-                    seccomp_policy: None,
-                },
-            },
-            wire,
-            prestarted: false,
-        };
-        session.configure()?;
-        session.start_supervision()?;
-        Ok(session)
-    }
-
-    /// Checks the worker from outside and starts its supervisor. A limit
-    /// that cannot be measured fails closed in `require` mode and is
-    /// logged in `auto` mode.
-    fn start_supervision(&mut self) -> Result<(), Error> {
-        let pid = self.worker.pid();
-        if let Err(err) = usage(pid) {
-            let message = format!("cannot read the worker's memory and threads in /proc: {err}");
-            if self.options.sandbox == SandboxMode::Require {
-                return Err(self.refuse(message));
-            }
-            tracing::warn!(
-                worker = pid,
-                "{message}; RSS and thread limits are not enforced by the host"
-            );
-            return Ok(());
-        }
-        if self.info.sandbox.has(Layer::Seccomp) {
-            match all_threads_filtered(pid) {
-                Ok(true) => {}
-                Ok(false) => {
-                    return Err(
-                        self.broken("a worker thread runs without the seccomp filter".into())
-                    );
-                }
-                Err(err) => {
-                    return Err(self.broken(format!("cannot check the worker's threads: {err}")));
-                }
-            }
-        }
-        let limits = SupervisionLimits {
-            rss_ceiling: self
-                .options
-                .limits
-                .max_memory
-                .map(stockade_wire::rss_ceiling),
-            max_threads: self.options.max_threads,
-        };
-        self.worker.supervise(limits).map_err(|err| {
-            Error::Configuration(
-                ConfigurationError::new(
-                    ConfigurationKind::CannotStart,
-                    format!("cannot start the supervisor thread: {err}"),
-                )
-                .caused_by(err),
-            )
-        })
-    }
-
-    /// Kills the worker and reports a configuration that cannot be honoured.
-    fn refuse(&mut self, message: String) -> Error {
-        self.worker.kill();
-        self.record_lost(Error::configuration(ConfigurationKind::Refused, message))
-    }
-
-    fn configure(&mut self) -> Result<(), Error> {
-        let limits = &self.options.limits;
-        let configure = Request::Configure {
-            protocol_version: PROTOCOL_VERSION,
-            package_version: env!("CARGO_PKG_VERSION").into(),
-            language: self.options.language,
-            sandbox: self.options.sandbox,
-            limits: ConfigureLimits {
-                max_duration_us: limits
-                    .max_duration
-                    .map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX)),
-                max_memory: limits.max_memory,
-                max_recursion_depth: limits.max_recursion_depth,
-                print_flush_bytes: limits.print_flush_bytes,
-                print_flush_interval_us: u32::try_from(limits.print_flush_interval.as_micros())
-                    .unwrap_or(u32::MAX),
-                cpu_seconds: Some(self.options.cpu_seconds()),
-                max_output_bytes: limits.max_output_bytes,
-            },
-            javascript: match self.options.language {
-                Language::JavaScript => self
-                    .options
-                    .javascript
-                    .to_wire(limits.max_memory)
-                    .map_err(Error::invalid_option)?,
-                Language::Python => JavaScriptConfig::default(),
-            },
-            verified_seccomp: verified_seccomp(),
-        };
-        let frame = encode_request(&configure, &self.wire)
-            .map_err(|e| Error::invalid_option(e.to_string()))?;
-        self.send(&frame)?;
-        let deadline =
-            self.turn_deadline(&Turn::new(Duration::ZERO, self.options.max_result_bytes));
-        let reply = match self.recv_within(deadline, self.options.max_result_bytes)? {
-            Reply::Message(response) => response,
-            Reply::TooLarge { .. } => {
-                return Err(
-                    self.broken("the worker answered Configure with an oversized frame".into())
-                );
-            }
-        };
-        match reply {
-            Response::Ready {
-                protocol_version,
-                worker_version,
-                engine,
-                sandbox,
-            } => {
-                remember_seccomp(&sandbox);
-                if sandbox.mode == SandboxMode::Auto && !sandbox.missing.is_empty() {
-                    let missing: Vec<String> = sandbox
-                        .missing
-                        .iter()
-                        .map(|(l, why)| format!("{l} ({why})"))
-                        .collect();
-                    tracing::warn!(
-                        worker = self.worker.pid(),
-                        "stockade worker runs without these sandbox layers: {}",
-                        missing.join("; ")
-                    );
-                }
-                self.info = WorkerInfo {
-                    protocol_version,
-                    worker_version,
-                    engine,
-                    sandbox,
-                };
-                Ok(())
-            }
-            Response::Fatal { message } => {
-                let err = self.fatal(message);
-                match err {
-                    // The worker refused the configuration itself (EX_CONFIG).
-                    Error::Crashed(ref info)
-                        if info.exit_code == Some(WorkerExit::Config.code()) =>
-                    {
-                        let message = info.detail.clone().unwrap_or_else(|| info.reason.clone());
-                        Err(self
-                            .record_lost(Error::configuration(ConfigurationKind::Refused, message)))
-                    }
-                    err => Err(err),
-                }
-            }
-            other => Err(self.broken(format!(
-                "the worker answered Configure with {}",
-                other.name()
-            ))),
-        }
-    }
-
     /// What the worker said about itself when it started.
     pub fn worker_info(&self) -> &WorkerInfo {
         &self.info
@@ -492,22 +247,18 @@ impl Session {
         }
         let functions = self.function_names();
         self.listed.extend(functions.iter().cloned());
-        let frame = encode_request(
-            &Request::Feed {
-                code: code.to_owned(),
-                inputs,
-                functions,
-            },
-            &self.wire,
-        )
-        .map_err(|err| Error::Conversion(format!("the feed cannot be sent: {err}")))?;
+        let feed = Request::Feed {
+            code: code.to_owned(),
+            inputs,
+            functions,
+        };
         let result_limit = limits
             .max_result_bytes
             .unwrap_or(self.options.max_result_bytes)
             .min(self.options.max_result_bytes);
         self.worker.limit_values(result_limit);
         let turn = Turn::new(self.elapsed, result_limit);
-        self.send(&frame)?;
+        self.answer(&feed)?;
         let result = self.serve_turn(turn);
         // Async calls the feed left unawaited are abandoned with it.
         #[cfg(feature = "tokio")]
@@ -525,278 +276,6 @@ impl Session {
                 .worker
                 .send(&frame, Instant::now() + Duration::from_millis(100));
             self.worker.reap();
-        }
-    }
-
-    fn guest_failure(
-        &self,
-        kind: ErrorKind,
-        exception: GuestException,
-        traceback: String,
-    ) -> Error {
-        let guest = GuestError {
-            type_name: exception.type_name,
-            message: exception.message,
-            traceback,
-        };
-        match kind {
-            ErrorKind::Exception => Error::Guest(guest),
-            ErrorKind::Syntax => Error::Syntax(guest),
-            ErrorKind::Timeout => Error::Timeout {
-                limit: TimeLimit::MaxDuration,
-                after: self.options.limits.max_duration.unwrap_or_default(),
-            },
-            ErrorKind::Memory => Error::Memory {
-                detail: guest.message,
-                worker_died: false,
-            },
-            ErrorKind::Protocol => Error::Protocol(guest.message),
-            ErrorKind::Conversion => Error::Conversion(guest.message),
-        }
-    }
-
-    fn send(&mut self, frame: &[u8]) -> Result<(), Error> {
-        let deadline = Instant::now()
-            + self
-                .options
-                .write_stall_timeout
-                .min(self.options.request_timeout);
-        match self.worker.send(frame, deadline) {
-            Ok(()) => Ok(()),
-            Err(SendError::Stalled) => Err(self.lose(CrashInfo {
-                reason: format!(
-                    "the worker stopped reading its input for {:?}; it was killed",
-                    self.options.write_stall_timeout
-                ),
-                ..CrashInfo::default_killed()
-            })),
-            Err(SendError::Closed) => Err(self.exited("the worker closed its input")),
-            Err(SendError::Io(err)) => {
-                Err(self.broken(format!("cannot write to the worker: {err}")))
-            }
-            Err(SendError::Forked) => Err(Error::Forked {
-                owner: self.worker.owner(),
-            }),
-        }
-    }
-
-    /// Waits for the worker's next message, polling the interrupt check in
-    /// slices when one is set. A message whose values take more than
-    /// `result_limit` decoded bytes arrives as `Reply::TooLarge`, with the
-    /// stream intact.
-    fn recv_within(&mut self, deadline: TurnDeadline, result_limit: u64) -> Result<Reply, Error> {
-        let received = loop {
-            let Some(check) = &mut self.interrupt else {
-                break self.worker.recv(Some(deadline.at));
-            };
-            let slice = (Instant::now() + INTERRUPT_POLL).min(deadline.at);
-            match self.worker.recv(Some(slice)) {
-                Err(RecvError::Deadline) if slice < deadline.at => {
-                    if check() {
-                        self.worker.kill();
-                        self.lost = Some(Error::Interrupted);
-                        return Err(Error::Interrupted);
-                    }
-                }
-                other => break other,
-            }
-        };
-        match received {
-            Ok(response) => Ok(self.measured(response, result_limit)),
-            Err(RecvError::TooLarge { head, encoded }) => Ok(Reply::TooLarge { head, encoded }),
-            Err(RecvError::Forked) => Err(Error::Forked {
-                owner: self.worker.owner(),
-            }),
-            Err(RecvError::Deadline) if deadline.backstop => {
-                let budget = self.options.limits.max_duration.unwrap_or_default();
-                Err(self.lose(CrashInfo {
-                    reason: format!(
-                        "the worker ran past its max_duration budget of {budget:?} plus {:?} grace; it was killed",
-                        self.options.duration_grace
-                    ),
-                    timed_out: true,
-                    ..CrashInfo::default_killed()
-                }))
-            }
-            Err(RecvError::Deadline) => {
-                self.worker.kill();
-                let err = Error::Timeout {
-                    limit: TimeLimit::RequestTimeout,
-                    after: self.options.request_timeout,
-                };
-                self.lost = Some(err.clone());
-                Err(err)
-            }
-            Err(RecvError::Closed) => Err(self.exited("the worker closed its output")),
-            Err(RecvError::Malformed(err)) => {
-                Err(self.broken(format!("the worker sent a malformed frame: {err}")))
-            }
-            Err(RecvError::Io(err)) => {
-                Err(self.broken(format!("cannot read from the worker: {err}")))
-            }
-        }
-    }
-
-    /// A message as a reply, measured against `result_limit` when that is
-    /// tighter than what the wire already held its values to.
-    fn measured(&self, response: Response, result_limit: u64) -> Reply {
-        if result_limit >= self.worker.value_budget() {
-            return Reply::Message(response);
-        }
-        let (size, head) = match &response {
-            Response::Complete { value, .. } => (decoded_size(value), ResponseHead::Complete),
-            Response::Call {
-                call_id,
-                name,
-                args,
-                kwargs,
-                ..
-            } => (
-                args.iter()
-                    .map(decoded_size)
-                    .chain(kwargs.iter().map(|(k, v)| k.len() as u64 + decoded_size(v)))
-                    .fold(0u64, u64::saturating_add),
-                ResponseHead::Call {
-                    call_id: *call_id,
-                    name: Some(name.clone()),
-                },
-            ),
-            _ => return Reply::Message(response),
-        };
-        if size > result_limit {
-            Reply::TooLarge {
-                head,
-                encoded: size,
-            }
-        } else {
-            Reply::Message(response)
-        }
-    }
-
-    /// The worker announced a fatal error and is exiting.
-    fn fatal(&mut self, message: String) -> Error {
-        let exit = self.worker.reap();
-        if exit.code == Some(WorkerExit::Memory.code()) {
-            // A memory limit the engine cannot recover from (the JavaScript
-            // heap): the worker said which, then ended itself.
-            return self.record_lost(Error::Memory {
-                detail: message,
-                worker_died: true,
-            });
-        }
-        self.record_lost(Error::Crashed(CrashInfo {
-            reason: "the worker stopped with a fatal error".into(),
-            exit_code: exit.code,
-            signal: exit.signal,
-            detail: Some(message),
-            timed_out: false,
-        }))
-    }
-
-    /// The worker's pipe closed: find out how it ended and name the cause.
-    fn exited(&mut self, what: &str) -> Error {
-        // A worker that announced Fatal before exiting may still have that
-        // frame unread in the pipe (a write to it can fail first).
-        let mut fatal = None;
-        while let Ok(response) = self.worker.recv_sent() {
-            if let Response::Fatal { message } = response {
-                fatal = Some(message);
-            }
-        }
-        let exit = self.worker.reap();
-        let detail = fatal.or_else(|| self.worker.last_stderr_line());
-        match self.worker.violation() {
-            Some(Violation::Rss { resident, ceiling }) => {
-                return self.record_lost(Error::Memory {
-                    detail: format!(
-                        "the worker's resident memory ({resident} bytes) passed its ceiling of {ceiling} bytes; it was killed"
-                    ),
-                    worker_died: true,
-                });
-            }
-            Some(Violation::Threads { count, max }) => {
-                return self.record_lost(Error::Crashed(CrashInfo {
-                    reason: format!(
-                        "the worker ran {count} threads, above the cap of {max}; it was killed"
-                    ),
-                    exit_code: exit.code,
-                    signal: exit.signal,
-                    detail,
-                    timed_out: false,
-                }));
-            }
-            None => {}
-        }
-        if let Some(WorkerExit::Memory | WorkerExit::Rss) =
-            exit.code.and_then(WorkerExit::from_code)
-        {
-            return self.record_lost(Error::Memory {
-                detail: detail
-                    .unwrap_or_else(|| "the worker's allocator refused an allocation".into()),
-                worker_died: true,
-            });
-        }
-        self.record_lost(Error::Crashed(crash_info(what, exit, detail)))
-    }
-
-    /// The worker broke the protocol: kill it and lose the session.
-    fn broken(&mut self, reason: String) -> Error {
-        self.lose(CrashInfo {
-            reason,
-            ..CrashInfo::default_killed()
-        })
-    }
-
-    fn lose(&mut self, mut info: CrashInfo) -> Error {
-        let exit = self.worker.kill();
-        info.exit_code = exit.code;
-        info.signal = exit.signal;
-        if info.detail.is_none() {
-            info.detail = self.worker.last_stderr_line();
-        }
-        self.record_lost(Error::Crashed(info))
-    }
-
-    fn record_lost(&mut self, err: Error) -> Error {
-        self.lost = Some(err.clone());
-        err
-    }
-}
-
-fn crash_info(what: &str, exit: ExitInfo, detail: Option<String>) -> CrashInfo {
-    if exit.signal == Some(SIGXCPU) {
-        return CrashInfo {
-            reason: format!(
-                "{what}: it used up its CPU time (RLIMIT_CPU, twice its longest deadline)"
-            ),
-            exit_code: exit.code,
-            signal: exit.signal,
-            detail,
-            timed_out: true,
-        };
-    }
-    let reason = match (exit.code, exit.signal) {
-        (_, Some(signal)) => format!("{what}: it was killed by signal {signal}"),
-        (Some(code), _) => format!("{what}: it exited with status {code}"),
-        (None, None) => what.to_owned(),
-    };
-    CrashInfo {
-        reason,
-        exit_code: exit.code,
-        signal: exit.signal,
-        detail,
-        timed_out: false,
-    }
-}
-
-impl CrashInfo {
-    fn default_killed() -> Self {
-        CrashInfo {
-            reason: String::new(),
-            exit_code: None,
-            signal: None,
-            detail: None,
-            timed_out: false,
         }
     }
 }

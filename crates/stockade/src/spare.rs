@@ -1,10 +1,14 @@
 //! The spare worker: one prestarted worker per set of worker options, kept
 //! for the next `Session::new`, so a session made after a pause does not
 //! pay a cold start. Filled in the background after each session starts.
+//! `Session::new` lives here, above the session, which knows nothing of
+//! spares: the arrow between the two files points one way.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use crate::error::Error;
+use crate::locate::locate_worker;
 use crate::options::{SessionOptions, WorkerKey};
 use crate::session::Session;
 
@@ -87,5 +91,35 @@ pub(crate) fn refill(key: WorkerKey, options: SessionOptions) {
         });
     if started.is_err() {
         with_spares(|spares| spares.starting.retain(|k| *k != claimed));
+    }
+}
+
+impl Session {
+    /// A session in a worker configured with `options`: the spare worker
+    /// started for the same worker options if one is ready (see
+    /// `SessionOptions::spare`), else a new one.
+    pub fn new(options: SessionOptions) -> Result<Self, Error> {
+        options.validate().map_err(Error::invalid_option)?;
+        if !options.spare || !usable() {
+            return Self::start(options);
+        }
+        // The spare is matched on the binary actually used, so a change of
+        // $STOCKADE_WORKER (or PATH) never hands out an older worker.
+        let worker = locate_worker(options.worker.as_deref())?;
+        let options = options.worker(worker);
+        let key = options.worker_key();
+        let prestarted = take(&key);
+        let session = match prestarted {
+            Some(mut session) => {
+                session.adopt(options.clone());
+                Ok(session)
+            }
+            None => Self::start(options.clone()),
+        };
+        // The next session with these options will find one ready.
+        if session.is_ok() {
+            refill(key, options);
+        }
+        session
     }
 }

@@ -165,9 +165,7 @@ impl Session {
                     } else {
                         LookupOutcome::Undefined
                     };
-                    let frame = encode_request(&Request::LookupReply(outcome), &self.wire)
-                        .map_err(|e| Error::Conversion(e.to_string()))?;
-                    self.send(&frame)?;
+                    self.answer(&Request::LookupReply(outcome))?;
                 }
                 Response::Await { call_ids, .. } => {
                     let started = Instant::now();
@@ -180,9 +178,7 @@ impl Session {
                     {
                         turn.aborted = true;
                     }
-                    let frame = encode_request(&Request::Resolve { results }, &self.wire)
-                        .map_err(|e| Error::Conversion(e.to_string()))?;
-                    self.send(&frame)?;
+                    self.answer(&Request::Resolve { results })?;
                 }
                 Response::Complete { value, .. } => return Ok(value),
                 Response::Error {
@@ -264,24 +260,17 @@ impl Session {
         if matches!(outcome, CallOutcome::Abort(_)) {
             turn.aborted = true;
         }
-        let frame = match encode_request(&Request::Resume { call_id, outcome }, &self.wire) {
-            Ok(frame) => frame,
-            Err(err) => {
-                let refusal = CallOutcome::Raise(GuestException::new(
+        let resume = Request::Resume { call_id, outcome };
+        match encode_request(&resume, &self.wire) {
+            Ok(frame) => self.send(&frame),
+            Err(err) => self.answer(&Request::Resume {
+                call_id,
+                outcome: CallOutcome::Raise(GuestException::new(
                     "TypeError",
                     &format!("host function {name:?} returned a value that cannot cross: {err}"),
-                ));
-                encode_request(
-                    &Request::Resume {
-                        call_id,
-                        outcome: refusal,
-                    },
-                    &self.wire,
-                )
-                .map_err(|e| Error::Conversion(e.to_string()))?
-            }
-        };
-        self.send(&frame)
+                )),
+            }),
+        }
     }
 
     /// Answers a message whose values were too large to take: a result

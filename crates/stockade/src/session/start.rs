@@ -1,0 +1,235 @@
+//! Starting a session: spawning the worker, the Configure/Ready handshake
+//! (with the seccomp policy a worker of this process already verified),
+//! and the checks and supervisor thread that run before the first feed.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use stockade_wire::{
+    ConfigureLimits, JavaScriptConfig, Layer, PROTOCOL_VERSION, Request, Response, SandboxMode,
+    SandboxReport, WireLimits, WorkerExit, encode_request,
+};
+
+use crate::error::{ConfigurationError, ConfigurationKind, Error};
+#[cfg(feature = "tokio")]
+use crate::inflight::Inflight;
+use crate::locate::locate_worker;
+use crate::options::{Language, SessionOptions};
+use crate::process::WorkerProcess;
+use crate::supervisor::{SupervisionLimits, all_threads_filtered, usage};
+
+use super::{Reply, Session, Turn, WorkerInfo};
+
+/// The seccomp policy a worker of this process verified with a test-fire
+/// (0: none yet); later workers with the same policy on this kernel skip
+/// theirs. An atomic, not a lock, so a forked child can always read it.
+static VERIFIED_SECCOMP: AtomicU64 = AtomicU64::new(0);
+
+fn verified_seccomp() -> Option<u64> {
+    match VERIFIED_SECCOMP.load(Ordering::Relaxed) {
+        0 => None,
+        policy => Some(policy),
+    }
+}
+
+fn remember_seccomp(report: &SandboxReport) {
+    if let Some(policy) = report.seccomp_policy
+        && report.has(Layer::Seccomp)
+    {
+        VERIFIED_SECCOMP.store(policy, Ordering::Relaxed);
+    }
+}
+
+impl Session {
+    /// Starts a new worker and configures it: a cold start.
+    pub(crate) fn start(options: SessionOptions) -> Result<Self, Error> {
+        options.validate().map_err(Error::invalid_option)?;
+        let path = locate_worker(options.worker.as_deref())?;
+        let wire = WireLimits::default();
+        let worker = WorkerProcess::spawn(&path, wire).map_err(|err| {
+            Error::Configuration(
+                ConfigurationError::new(
+                    ConfigurationKind::CannotStart,
+                    format!("cannot start the worker {}: {err}", path.display()),
+                )
+                .caused_by(err),
+            )
+        })?;
+        let mut session = Self {
+            worker,
+            options,
+            lost: None,
+            functions: HashMap::new(),
+            #[cfg(feature = "tokio")]
+            inflight: Inflight::new(),
+            listed: HashSet::new(),
+            globals: HashMap::new(),
+            print: None,
+            interrupt: None,
+            elapsed: Duration::ZERO,
+            info: WorkerInfo {
+                protocol_version: 0,
+                worker_version: String::new(),
+                engine: String::new(),
+                sandbox: SandboxReport {
+                    mode: SandboxMode::Off,
+                    applied: Vec::new(),
+                    missing: Vec::new(),
+                    extras: Vec::new(),
+                    seccomp_policy: None,
+                },
+            },
+            wire,
+            prestarted: false,
+        };
+        session.configure()?;
+        session.start_supervision()?;
+        Ok(session)
+    }
+
+    /// Checks the worker from outside and starts its supervisor. A limit
+    /// that cannot be measured fails closed in `require` mode and is
+    /// logged in `auto` mode.
+    fn start_supervision(&mut self) -> Result<(), Error> {
+        let pid = self.worker.pid();
+        if let Err(err) = usage(pid) {
+            let message = format!("cannot read the worker's memory and threads in /proc: {err}");
+            if self.options.sandbox == SandboxMode::Require {
+                return Err(self.refuse(message));
+            }
+            tracing::warn!(
+                worker = pid,
+                "{message}; RSS and thread limits are not enforced by the host"
+            );
+            return Ok(());
+        }
+        if self.info.sandbox.has(Layer::Seccomp) {
+            match all_threads_filtered(pid) {
+                Ok(true) => {}
+                Ok(false) => {
+                    return Err(
+                        self.broken("a worker thread runs without the seccomp filter".into())
+                    );
+                }
+                Err(err) => {
+                    return Err(self.broken(format!("cannot check the worker's threads: {err}")));
+                }
+            }
+        }
+        let limits = SupervisionLimits {
+            rss_ceiling: self
+                .options
+                .limits
+                .max_memory
+                .map(stockade_wire::rss_ceiling),
+            max_threads: self.options.max_threads,
+        };
+        self.worker.supervise(limits).map_err(|err| {
+            Error::Configuration(
+                ConfigurationError::new(
+                    ConfigurationKind::CannotStart,
+                    format!("cannot start the supervisor thread: {err}"),
+                )
+                .caused_by(err),
+            )
+        })
+    }
+
+    /// Kills the worker and reports a configuration that cannot be honoured.
+    fn refuse(&mut self, message: String) -> Error {
+        self.worker.kill();
+        self.record_lost(Error::configuration(ConfigurationKind::Refused, message))
+    }
+
+    fn configure(&mut self) -> Result<(), Error> {
+        let limits = &self.options.limits;
+        let configure = Request::Configure {
+            protocol_version: PROTOCOL_VERSION,
+            package_version: env!("CARGO_PKG_VERSION").into(),
+            language: self.options.language,
+            sandbox: self.options.sandbox,
+            limits: ConfigureLimits {
+                max_duration_us: limits
+                    .max_duration
+                    .map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX)),
+                max_memory: limits.max_memory,
+                max_recursion_depth: limits.max_recursion_depth,
+                print_flush_bytes: limits.print_flush_bytes,
+                print_flush_interval_us: u32::try_from(limits.print_flush_interval.as_micros())
+                    .unwrap_or(u32::MAX),
+                cpu_seconds: Some(self.options.cpu_seconds()),
+                max_output_bytes: limits.max_output_bytes,
+            },
+            javascript: match self.options.language {
+                Language::JavaScript => self
+                    .options
+                    .javascript
+                    .to_wire(limits.max_memory)
+                    .map_err(Error::invalid_option)?,
+                Language::Python => JavaScriptConfig::default(),
+            },
+            verified_seccomp: verified_seccomp(),
+        };
+        let frame = encode_request(&configure, &self.wire)
+            .map_err(|e| Error::invalid_option(e.to_string()))?;
+        self.send(&frame)?;
+        let deadline =
+            self.turn_deadline(&Turn::new(Duration::ZERO, self.options.max_result_bytes));
+        let reply = match self.recv_within(deadline, self.options.max_result_bytes)? {
+            Reply::Message(response) => response,
+            Reply::TooLarge { .. } => {
+                return Err(
+                    self.broken("the worker answered Configure with an oversized frame".into())
+                );
+            }
+        };
+        match reply {
+            Response::Ready {
+                protocol_version,
+                worker_version,
+                engine,
+                sandbox,
+            } => {
+                remember_seccomp(&sandbox);
+                if sandbox.mode == SandboxMode::Auto && !sandbox.missing.is_empty() {
+                    let missing: Vec<String> = sandbox
+                        .missing
+                        .iter()
+                        .map(|(l, why)| format!("{l} ({why})"))
+                        .collect();
+                    tracing::warn!(
+                        worker = self.worker.pid(),
+                        "stockade worker runs without these sandbox layers: {}",
+                        missing.join("; ")
+                    );
+                }
+                self.info = WorkerInfo {
+                    protocol_version,
+                    worker_version,
+                    engine,
+                    sandbox,
+                };
+                Ok(())
+            }
+            Response::Fatal { message } => {
+                let err = self.fatal(message);
+                match err {
+                    // The worker refused the configuration itself (EX_CONFIG).
+                    Error::Crashed(ref info)
+                        if info.exit_code == Some(WorkerExit::Config.code()) =>
+                    {
+                        let message = info.detail.clone().unwrap_or_else(|| info.reason.clone());
+                        Err(self
+                            .record_lost(Error::configuration(ConfigurationKind::Refused, message)))
+                    }
+                    err => Err(err),
+                }
+            }
+            other => Err(self.broken(format!(
+                "the worker answered Configure with {}",
+                other.name()
+            ))),
+        }
+    }
+}
