@@ -244,7 +244,12 @@ fn doctor_shows_the_worker_and_the_sandbox_in_both_modes() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let text = stdout(&output);
     assert!(text.contains("worker: "), "{text}");
-    assert!(text.contains("protocol: 1..=1"), "{text}");
+    let range = format!(
+        "protocol: {}..={}",
+        stockade::MIN_SUPPORTED_PROTOCOL_VERSION,
+        stockade::PROTOCOL_VERSION
+    );
+    assert!(text.contains(&range), "{text}");
     assert!(text.contains("sandbox require: starts"), "{text}");
     assert!(text.contains("sandbox auto: starts"), "{text}");
     assert!(

@@ -36,6 +36,17 @@ pub(crate) mod tag {
     pub const CYCLE: u8 = 0x14;
 }
 
+/// A closed set of named values carried as one byte (a language, a mode,
+/// an error kind): reading an unknown byte is an error naming the set.
+pub(crate) trait Code: Copy + 'static {
+    /// What the set is, for errors: "language", "sandbox mode".
+    const WHAT: &'static str;
+    /// Every member.
+    const MEMBERS: &'static [Self];
+    /// The member's byte.
+    fn code(self) -> u8;
+}
+
 /// Reads primitives and values from one frame's payload, charging the bounds.
 #[derive(Debug)]
 pub(crate) struct Reader<'a> {
@@ -122,6 +133,16 @@ impl<'a> Reader<'a> {
         decode(code).ok_or(DecodeError::UnknownCode { what, code, at })
     }
 
+    /// A member of a closed set.
+    pub(crate) fn closed<T: Code>(&mut self) -> Result<T, DecodeError> {
+        self.code(T::WHAT, |code| {
+            T::MEMBERS
+                .iter()
+                .copied()
+                .find(|member| member.code() == code)
+        })
+    }
+
     pub(crate) fn bool(&mut self) -> Result<bool, DecodeError> {
         self.code("boolean", |code| match code {
             0 => Some(false),
@@ -140,6 +161,14 @@ impl<'a> Reader<'a> {
         } else {
             Ok(None)
         }
+    }
+
+    pub(crate) fn opt_u64(&mut self) -> Result<Option<u64>, DecodeError> {
+        self.opt(Self::u64)
+    }
+
+    pub(crate) fn opt_i64(&mut self) -> Result<Option<i64>, DecodeError> {
+        self.opt(Self::i64)
     }
 
     pub(crate) fn charge_nodes(&mut self, count: u64) -> Result<(), DecodeError> {
@@ -516,6 +545,25 @@ impl Writer {
                 write(self, v)
             }
         }
+    }
+
+    pub(crate) fn opt_u64(&mut self, value: Option<u64>) {
+        self.bool(value.is_some());
+        if let Some(v) = value {
+            self.u64(v);
+        }
+    }
+
+    pub(crate) fn opt_i64(&mut self, value: Option<i64>) {
+        self.bool(value.is_some());
+        if let Some(v) = value {
+            self.i64(v);
+        }
+    }
+
+    /// A member of a closed set.
+    pub(crate) fn closed<T: Code>(&mut self, member: T) {
+        self.u8(member.code());
     }
 
     pub(crate) fn root_value(&mut self, value: &Value) -> Result<(), EncodeError> {

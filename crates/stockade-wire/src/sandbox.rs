@@ -1,7 +1,7 @@
 //! The sandbox's part of the wire: the mode a parent asks for in Configure
 //! and the report a worker gives in Ready.
 
-use crate::codec::{Reader, Writer};
+use crate::codec::{Code, Reader, Writer};
 use crate::error::{DecodeError, EncodeError};
 
 /// Most entries in each list of a report.
@@ -32,21 +32,17 @@ impl SandboxMode {
             SandboxMode::Require => "require",
         }
     }
+}
 
-    pub(crate) fn code(self) -> u8 {
+impl Code for SandboxMode {
+    const WHAT: &'static str = "sandbox mode";
+    const MEMBERS: &'static [Self] = &SandboxMode::ALL;
+
+    fn code(self) -> u8 {
         match self {
             SandboxMode::Off => 0,
             SandboxMode::Auto => 1,
             SandboxMode::Require => 2,
-        }
-    }
-
-    pub(crate) fn from_code(code: u8) -> Option<Self> {
-        match code {
-            0 => Some(SandboxMode::Off),
-            1 => Some(SandboxMode::Auto),
-            2 => Some(SandboxMode::Require),
-            _ => None,
         }
     }
 }
@@ -200,7 +196,7 @@ fn note(w: &mut Writer, text: &str) -> Result<(), EncodeError> {
 }
 
 pub(crate) fn write_report(w: &mut Writer, report: &SandboxReport) -> Result<(), EncodeError> {
-    w.u8(report.mode.code());
+    w.closed(report.mode);
     write_list(w, &report.applied, |w, s| note(w, s))?;
     write_list(w, &report.missing, |w, (layer, reason)| {
         note(w, layer)?;
@@ -229,7 +225,7 @@ fn read_list<T>(
 }
 
 pub(crate) fn read_report(r: &mut Reader<'_>) -> Result<SandboxReport, DecodeError> {
-    let mode = r.code("sandbox mode", SandboxMode::from_code)?;
+    let mode = r.closed()?;
     let applied = read_list(r, |r| r.str_capped("sandbox layer", MAX_NOTE))?;
     let missing = read_list(r, |r| {
         Ok((

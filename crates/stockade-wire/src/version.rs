@@ -1,9 +1,11 @@
 //! Protocol versions: which the parent speaks, which the worker serves.
 
-/// The protocol version this build speaks.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// The protocol version this build speaks. Version 2 carries the engine's
+/// own configuration in Configure (version 1 carried a JavaScript
+/// configuration for every language).
+pub const PROTOCOL_VERSION: u32 = 2;
 /// The oldest protocol version a worker of this build still serves.
-pub const MIN_SUPPORTED_PROTOCOL_VERSION: u32 = 1;
+pub const MIN_SUPPORTED_PROTOCOL_VERSION: u32 = 2;
 
 /// Checks a parent's declared version against the supported range.
 ///
@@ -31,7 +33,7 @@ mod tests {
     #[test]
     fn version_zero_is_refused_naming_the_range() {
         let err = check_protocol_version(0).unwrap_err();
-        assert!(err.contains("1..=1"), "{err}");
+        assert!(err.contains("2..=2"), "{err}");
         assert!(err.contains("no version declared"), "{err}");
     }
 

@@ -2,42 +2,16 @@
 //! and asking the parent to answer a suspension.
 
 use std::fs::File;
-use std::io::{BufReader, Write};
+use std::io::BufReader;
 use std::os::fd::AsFd;
 
 use stockade_wire::{
-    CallOutcome, DecodeError, EncodeError, ErrorKind, LookupOutcome, Request, Response, Value,
-    WireLimits, WorkerExit, decode_request, encode_response, read_frame,
+    CallOutcome, DecodeError, ErrorKind, LookupOutcome, Request, Response, Value, WireLimits,
+    WorkerExit, decode_request, read_frame,
 };
 
-use crate::print::{PrintSink, Printer};
-
-/// Frames out to the parent.
-#[derive(Debug)]
-pub struct Out {
-    file: File,
-    limits: WireLimits,
-}
-
-impl Out {
-    /// Encodes and writes one response.
-    pub fn send(&mut self, response: &Response) -> Result<(), EncodeError> {
-        let frame = encode_response(response, &self.limits)?;
-        if self.file.write_all(&frame).is_err() {
-            // The parent stopped listening; there is no one left to tell.
-            std::process::exit(WorkerExit::Io.code());
-        }
-        Ok(())
-    }
-
-    /// Sends a response that is known to be small and valid.
-    pub fn send_or_exit(&mut self, response: &Response) {
-        if let Err(err) = self.send(response) {
-            eprintln!("stockade-worker: cannot encode a response: {err}");
-            std::process::exit(WorkerExit::Io.code());
-        }
-    }
-}
+use crate::out::Out;
+use crate::print::Printer;
 
 /// What ends a suspension other than the answer it waited for.
 #[derive(Debug)]
@@ -81,10 +55,7 @@ impl Link {
         let output = File::from(std::io::stdout().as_fd().try_clone_to_owned()?);
         Ok(Self {
             input: BufReader::with_capacity(64 * 1024, input),
-            out: Out {
-                file: output,
-                limits,
-            },
+            out: Out::new(output, limits),
             printer: Printer::new(8 * 1024, std::time::Duration::from_millis(5), u64::MAX),
             limits,
             ended: None,
@@ -128,13 +99,6 @@ impl Link {
                 Ok(request) => Incoming::Request(request),
                 Err(err) => Incoming::Malformed(err),
             },
-        }
-    }
-
-    pub fn sink(&mut self) -> PrintSink<'_> {
-        PrintSink {
-            printer: &mut self.printer,
-            out: &mut self.out,
         }
     }
 

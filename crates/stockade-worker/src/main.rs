@@ -10,6 +10,7 @@
 mod alloc;
 mod engine;
 mod link;
+mod out;
 mod print;
 mod serve;
 mod watchdog;

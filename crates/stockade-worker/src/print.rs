@@ -4,13 +4,11 @@
 //! buffered byte has waited `flush_interval`, before every suspension and at
 //! the end of a feed. Nothing is reordered: one buffer, one stream of frames.
 
-use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
-use monty_types::{MontyException, PrintWriterCallback};
 use stockade_wire::{PrintStream, Response};
 
-use crate::link::Out;
+use crate::out::Out;
 
 /// Largest text carried by one Print frame.
 const MAX_PRINT_FRAME: usize = 64 * 1024;
@@ -125,31 +123,5 @@ impl Printer {
             self.buf = text;
             self.buf.clear();
         }
-    }
-}
-
-/// The print target handed to the interpreter for one step of a feed.
-#[derive(Debug)]
-pub struct PrintSink<'a> {
-    pub printer: &'a mut Printer,
-    pub out: &'a mut Out,
-}
-
-impl PrintWriterCallback for PrintSink<'_> {
-    fn stdout_write(&mut self, output: Cow<'_, str>) -> Result<(), MontyException> {
-        self.printer.push_to(self.out, PrintStream::Stdout, &output);
-        Ok(())
-    }
-
-    fn stdout_push(&mut self, end: char) -> Result<(), MontyException> {
-        let mut utf8 = [0u8; 4];
-        self.printer
-            .push_to(self.out, PrintStream::Stdout, end.encode_utf8(&mut utf8));
-        Ok(())
-    }
-
-    fn poll_flush(&mut self) -> Result<(), MontyException> {
-        self.printer.poll(self.out);
-        Ok(())
     }
 }

@@ -3,16 +3,16 @@
 
 use stockade_sandbox::{Report, SandboxConfig};
 use stockade_wire::{
-    ConfigureLimits, ErrorKind, GuestException, JavaScriptConfig, Language, PROTOCOL_VERSION,
-    Request, Response, SandboxMode, SandboxReport, WireLimits, WorkerExit, check_protocol_version,
-    decode_request, peek_configure_version,
+    ConfigureLimits, ErrorKind, GuestException, PROTOCOL_VERSION, Request, Response, SandboxMode,
+    SandboxReport, WireLimits, WorkerExit, check_protocol_version, decode_request,
+    peek_configure_version,
 };
 
 use crate::alloc;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::engine::{Engine, Feed, JavaScriptEngine, PythonEngine, SharedLink};
+use crate::engine::{self, Engine, Feed, Prepared, SharedLink};
 use crate::link::{Incoming, Link};
 use crate::print::Printer;
 use crate::watchdog::Watchdog;
@@ -26,12 +26,10 @@ fn fatal(link: &mut Link, exit: WorkerExit, message: String) -> i32 {
 
 /// A worker that has read its Configure and applied its sandbox, ready to
 /// start its engine on the session thread.
-#[derive(Debug)]
 pub struct Configured {
     link: Link,
-    language: Language,
+    engine: Box<dyn Prepared>,
     limits: ConfigureLimits,
-    javascript: JavaScriptConfig,
     sandbox: SandboxReport,
     watchdog: Option<Watchdog>,
 }
@@ -87,34 +85,29 @@ pub fn configure() -> Result<Configured, i32> {
     if let Err(message) = check_protocol_version(version) {
         return Err(fatal(&mut link, WorkerExit::Protocol, message));
     }
-    let (language, mode, config, javascript, verified_seccomp) =
-        match decode_request(&payload, &limits) {
-            Ok(Request::Configure {
-                language,
-                sandbox,
-                limits,
-                javascript,
-                verified_seccomp,
-                ..
-            }) => (language, sandbox, limits, javascript, verified_seccomp),
-            Ok(_) => unreachable_configure(),
-            Err(err) => {
-                return Err(fatal(
-                    &mut link,
-                    WorkerExit::Protocol,
-                    format!("malformed Configure: {err}"),
-                ));
-            }
-        };
-    if language == Language::Python && javascript != JavaScriptConfig::default() {
-        return Err(fatal(
-            &mut link,
-            WorkerExit::Config,
-            "a python worker was given javascript options; they apply to JavaScript guests only"
-                .into(),
-        ));
-    }
-    // The watchdog's view of /proc must be opened before the sandbox closes it.
+    let (engine, mode, config, verified_seccomp) = match decode_request(&payload, &limits) {
+        Ok(Request::Configure {
+            engine,
+            sandbox,
+            limits,
+            verified_seccomp,
+            ..
+        }) => (engine, sandbox, limits, verified_seccomp),
+        Ok(_) => unreachable_configure(),
+        Err(err) => {
+            return Err(fatal(
+                &mut link,
+                WorkerExit::Protocol,
+                format!("malformed Configure: {err}"),
+            ));
+        }
+    };
+    // What must be opened before the sandbox closes the filesystem: the
+    // engine's own needs, and the watchdog's view of /proc.
+    let engine = match engine::prepare(engine) {
+        Ok(prepared) => prepared,
+        Err(err) => return Err(fatal(&mut link, WorkerExit::Config, err)),
+    };
     let watchdog = Watchdog::prepare();
     let mut sandbox_config = SandboxConfig::new(mode, config.cpu_seconds);
     sandbox_config.verified_seccomp = verified_seccomp;
@@ -146,9 +139,8 @@ pub fn configure() -> Result<Configured, i32> {
     };
     Ok(Configured {
         link,
-        language,
+        engine,
         limits: config,
-        javascript,
         sandbox,
         watchdog,
     })
@@ -158,9 +150,8 @@ pub fn configure() -> Result<Configured, i32> {
 pub fn serve(configured: Configured) -> i32 {
     let Configured {
         mut link,
-        language,
+        engine,
         limits: config,
-        javascript,
         sandbox,
         watchdog,
     } = configured;
@@ -173,18 +164,9 @@ pub fn serve(configured: Configured) -> i32 {
             format!("cannot start the watchdog: {err}"),
         );
     }
-    let mut engine: Box<dyn Engine> = match language {
-        Language::Python => Box::new(PythonEngine::new(&config)),
-        Language::JavaScript => match JavaScriptEngine::new(&config, &javascript) {
-            Ok(engine) => Box::new(engine),
-            Err(err) => {
-                return fatal(
-                    &mut link,
-                    WorkerExit::Config,
-                    format!("cannot start the JavaScript engine: {err}"),
-                );
-            }
-        },
+    let mut engine = match engine.start(&config) {
+        Ok(engine) => engine,
+        Err(err) => return fatal(&mut link, WorkerExit::Config, err),
     };
     engine.warm_up();
     link.printer = Printer::new(

@@ -6,8 +6,9 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use stockade_wire::{
-    CallOutcome, ConfigureLimits, ErrorKind, Language, LookupOutcome, PROTOCOL_VERSION, Request,
-    Response, SandboxMode, Value, WireLimits, decode_response, encode_request, read_frame,
+    CallOutcome, ConfigureLimits, EngineConfig, ErrorKind, Language, LookupOutcome,
+    MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION, Request, Response, SandboxMode, Value,
+    WireLimits, decode_response, encode_request, read_frame,
 };
 
 struct Worker {
@@ -32,10 +33,12 @@ fn configure(version: u32, language: Language, limits: ConfigureLimits) -> Reque
     Request::Configure {
         protocol_version: version,
         package_version: "test".into(),
-        language,
+        engine: match language {
+            Language::Python => EngineConfig::Python,
+            Language::JavaScript => EngineConfig::JavaScript(Default::default()),
+        },
         sandbox: SandboxMode::Require,
         limits,
-        javascript: Default::default(),
         verified_seccomp: None,
     }
 }
@@ -143,7 +146,8 @@ fn version_zero_is_refused_naming_the_supported_range() {
     worker.send(&configure(0, Language::Python, limits()));
     match worker.recv() {
         Response::Fatal { message } => {
-            assert!(message.contains("1..=1"), "{message}");
+            let range = format!("{MIN_SUPPORTED_PROTOCOL_VERSION}..={PROTOCOL_VERSION}");
+            assert!(message.contains(&range), "{message}");
         }
         other => panic!("expected Fatal, got {other:?}"),
     }
@@ -154,9 +158,8 @@ fn version_zero_is_refused_naming_the_supported_range() {
 fn a_version_above_the_range_is_refused() {
     let mut worker = Worker::spawn();
     worker.send(&configure(PROTOCOL_VERSION + 1, Language::Python, limits()));
-    assert!(
-        matches!(worker.recv(), Response::Fatal { message } if message.contains("unsupported protocol version 2"))
-    );
+    assert!(matches!(worker.recv(), Response::Fatal { message }
+            if message.contains(&format!("unsupported protocol version {}", PROTOCOL_VERSION + 1))));
     assert_eq!(worker.exit_code(), Some(76));
 }
 
@@ -171,35 +174,24 @@ fn the_first_message_must_be_configure() {
 }
 
 #[test]
-fn a_python_worker_refuses_javascript_options() {
+fn a_configure_naming_an_engine_this_worker_lacks_is_refused() {
+    // Each engine brings its own configuration, so a worker never receives
+    // options meant for another; an engine it does not know is a malformed
+    // Configure.
     let mut worker = Worker::spawn();
-    let Request::Configure {
-        protocol_version,
-        package_version,
-        language,
-        sandbox,
-        limits,
-        ..
-    } = configure(PROTOCOL_VERSION, Language::Python, limits())
-    else {
-        unreachable!()
-    };
-    worker.send(&Request::Configure {
-        protocol_version,
-        package_version,
-        language,
-        sandbox,
-        limits,
-        javascript: stockade_wire::JavaScriptConfig {
-            strict_eval: true,
-            ..Default::default()
-        },
-        verified_seccomp: None,
-    });
+    let mut frame = encode_request(
+        &configure(PROTOCOL_VERSION, Language::Python, limits()),
+        &WireLimits::default(),
+    )
+    .unwrap();
+    // Header 4, tag 1, version 4, package version "test" 8: the engine byte.
+    assert_eq!(frame[17], 0, "the Python engine's code");
+    frame[17] = 7;
+    worker.send_raw(&frame);
     assert!(
-        matches!(worker.recv(), Response::Fatal { message } if message.contains("javascript options"))
+        matches!(worker.recv(), Response::Fatal { message } if message.contains("unknown engine 0x07")),
     );
-    assert_eq!(worker.exit_code(), Some(78));
+    assert_eq!(worker.exit_code(), Some(76));
 }
 
 #[test]

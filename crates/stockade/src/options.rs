@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use stockade_wire::EngineConfig;
 pub use stockade_wire::{Language, SandboxMode};
 
 use crate::javascript_options::JavaScriptOptions;
@@ -251,6 +252,17 @@ impl SessionOptions {
     pub fn spare(mut self, keep: bool) -> Self {
         self.spare = keep;
         self
+    }
+
+    /// The engine the worker runs and its configuration, as Configure
+    /// carries it: the one place a session's options become an engine's.
+    pub(crate) fn engine_config(&self) -> Result<EngineConfig, String> {
+        Ok(match self.language {
+            Language::Python => EngineConfig::Python,
+            Language::JavaScript => {
+                EngineConfig::JavaScript(self.javascript.to_wire(self.limits.max_memory)?)
+            }
+        })
     }
 
     pub(crate) fn worker_key(&self) -> WorkerKey {

@@ -1,18 +1,34 @@
-//! The Engine trait: what the serve loop needs from a guest language.
+//! The engine seam: what the serve loop needs from a guest language. An
+//! engine starts in two halves: `prepare` runs on the main thread before
+//! the sandbox locks (an engine that must open files, such as a standard
+//! library, does it then), and `Prepared::start` on the session thread
+//! after it. A new engine is a module here, a variant of the wire's
+//! `EngineConfig`, and one arm in `prepare`.
 
 mod javascript;
 mod python;
-mod python_values;
-
-pub use javascript::JavaScriptEngine;
-pub use python::PythonEngine;
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use stockade_wire::{Response, Value};
+use stockade_wire::{ConfigureLimits, EngineConfig, Response, Value};
 
 use crate::link::Link;
+
+/// An engine between its two halves: prepared, not yet started.
+pub trait Prepared: Send {
+    /// Starts the engine on the session thread, inside the sandbox.
+    fn start(self: Box<Self>, limits: &ConfigureLimits) -> Result<Box<dyn Engine>, String>;
+}
+
+/// Prepares the engine `config` names, while the process can still open
+/// what the engine needs; runs before the sandbox, on the main thread.
+pub fn prepare(config: EngineConfig) -> Result<Box<dyn Prepared>, String> {
+    Ok(match config {
+        EngineConfig::Python => Box::new(python::Prepared),
+        EngineConfig::JavaScript(config) => Box::new(javascript::Prepared(config)),
+    })
+}
 
 /// The link, shared with the callbacks an engine hands its interpreter.
 pub type SharedLink = Rc<RefCell<Link>>;

@@ -7,15 +7,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use stockade_wire::{
-    ConfigureLimits, JavaScriptConfig, Layer, PROTOCOL_VERSION, Request, Response, SandboxMode,
-    SandboxReport, WireLimits, WorkerExit, encode_request,
+    ConfigureLimits, Layer, PROTOCOL_VERSION, Request, Response, SandboxMode, SandboxReport,
+    WireLimits, WorkerExit, encode_request,
 };
 
 use crate::error::{ConfigurationError, ConfigurationKind, Error};
 #[cfg(feature = "tokio")]
 use crate::inflight::Inflight;
 use crate::locate::locate_worker;
-use crate::options::{Language, SessionOptions};
+use crate::options::SessionOptions;
 use crate::process::WorkerProcess;
 use crate::supervisor::{SupervisionLimits, all_threads_filtered, usage};
 
@@ -147,7 +147,10 @@ impl Session {
         let configure = Request::Configure {
             protocol_version: PROTOCOL_VERSION,
             package_version: env!("CARGO_PKG_VERSION").into(),
-            language: self.options.language,
+            engine: self
+                .options
+                .engine_config()
+                .map_err(Error::invalid_option)?,
             sandbox: self.options.sandbox,
             limits: ConfigureLimits {
                 max_duration_us: limits
@@ -160,14 +163,6 @@ impl Session {
                     .unwrap_or(u32::MAX),
                 cpu_seconds: Some(self.options.cpu_seconds()),
                 max_output_bytes: limits.max_output_bytes,
-            },
-            javascript: match self.options.language {
-                Language::JavaScript => self
-                    .options
-                    .javascript
-                    .to_wire(limits.max_memory)
-                    .map_err(Error::invalid_option)?,
-                Language::Python => JavaScriptConfig::default(),
             },
             verified_seccomp: verified_seccomp(),
         };

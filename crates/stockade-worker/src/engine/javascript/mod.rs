@@ -38,6 +38,19 @@ const CLOCK: &str = include_str!("js/clock.js");
 const RANDOM: &str = include_str!("js/random.js");
 const STRICT: &str = include_str!("js/strict.js");
 
+/// QuickJS needs nothing from outside the sandbox; its configuration waits
+/// for the session thread.
+#[derive(Debug)]
+pub struct Prepared(pub JavaScriptConfig);
+
+impl super::Prepared for Prepared {
+    fn start(self: Box<Self>, limits: &ConfigureLimits) -> Result<Box<dyn Engine>, String> {
+        JavaScriptEngine::new(limits, &self.0)
+            .map(|engine| Box::new(engine) as Box<dyn Engine>)
+            .map_err(|err| format!("cannot start the JavaScript engine: {err}"))
+    }
+}
+
 /// A JavaScript session on QuickJS.
 pub struct JavaScriptEngine {
     // Field order matters: values saved outside the context drop first,

@@ -5,16 +5,31 @@ use std::time::Duration;
 
 use monty::{MontyRepl, ReplProgress, ReplStartError};
 use monty_types::{
-    CompileOptions, ExcType, ExtFunctionResult, MontyException, MontyObject, NameLookupResult,
-    PrintWriter, ResourceLimits, ResourceTracker,
+    CompileOptions, ExcType, ExtFunctionResult, MontyException, PrintWriter, ResourceLimits,
+    ResourceTracker,
 };
 use stockade_wire::{
-    CallOutcome, ConfigureLimits, ErrorKind, GuestException, LookupOutcome, MAX_TRACEBACK, Response,
+    CallOutcome, ConfigureLimits, ErrorKind, GuestException, MAX_TRACEBACK, Response,
 };
 
-use super::python_values::{exception, from_wire, to_wire};
+mod print;
+mod suspend;
+mod values;
+
+use self::suspend::on_os_call;
+use self::values::{exception, from_wire, to_wire};
 use super::{Closed, Engine, Feed, SharedLink};
-use crate::link::{Interrupt, Link};
+use crate::link::Link;
+
+/// Monty needs nothing from outside the sandbox.
+#[derive(Debug)]
+pub struct Prepared;
+
+impl super::Prepared for Prepared {
+    fn start(self: Box<Self>, limits: &ConfigureLimits) -> Result<Box<dyn Engine>, String> {
+        Ok(Box::new(PythonEngine::new(limits)))
+    }
+}
 
 /// A Python session on the monty interpreter.
 #[derive(Debug)]
@@ -292,7 +307,7 @@ impl Engine for PythonEngine {
             }
         }
 
-        let mut step = repl.feed_start(code, bound, PrintWriter::Callback(&mut link.sink()));
+        let mut step = repl.feed_start(code, bound, PrintWriter::Callback(&mut print::to(link)));
         loop {
             let progress = match step {
                 Ok(progress) => progress,
@@ -308,156 +323,10 @@ impl Engine for PythonEngine {
                         value: to_wire(value),
                     });
                 }
-                ReplProgress::FunctionCall(mut call) => {
-                    if !self.host_functions.contains(&call.function_name) {
-                        let name = call.function_name.clone();
-                        let refusal = match link.lookup(elapsed, name.clone()) {
-                            Ok(LookupOutcome::Function) => {
-                                self.host_functions.insert(name.clone());
-                                None
-                            }
-                            // Link::lookup turns Abort into Interrupt::Abort; it never arrives here.
-                            Ok(LookupOutcome::Undefined | LookupOutcome::Abort(_)) => {
-                                Some(ExtFunctionResult::NotFound(name))
-                            }
-                            Ok(LookupOutcome::Value(value)) => {
-                                Some(ExtFunctionResult::Error(MontyException::new(
-                                    ExcType::TypeError,
-                                    Some(format!("'{}' object is not callable", value.kind())),
-                                )))
-                            }
-                            Err(Interrupt::Closed) => return Err(Closed),
-                            Err(Interrupt::Abort { kind, message }) => {
-                                let result = call.abort(
-                                    runtime_error(&message),
-                                    PrintWriter::Callback(&mut link.sink()),
-                                );
-                                step = match self.aborted(result, kind) {
-                                    Step::Next(result) => result,
-                                    Step::Done(reply) => return Ok(reply),
-                                };
-                                continue;
-                            }
-                        };
-                        if let Some(refusal) = refusal {
-                            step = call.resume(refusal, PrintWriter::Callback(&mut link.sink()));
-                            continue;
-                        }
-                    }
-                    let args = std::mem::take(&mut call.args)
-                        .into_iter()
-                        .map(to_wire)
-                        .collect();
-                    let kwargs = std::mem::take(&mut call.kwargs)
-                        .into_iter()
-                        .map(|(key, value)| {
-                            let key = match key {
-                                MontyObject::String(s) => s,
-                                other => other.to_string(),
-                            };
-                            (key, to_wire(value))
-                        })
-                        .collect();
-                    match link.call(
-                        elapsed,
-                        call.call_id,
-                        call.function_name.clone(),
-                        args,
-                        kwargs,
-                    ) {
-                        Ok(CallOutcome::Pending) => {
-                            Step::Next(call.resume_pending(PrintWriter::Callback(&mut link.sink())))
-                        }
-                        // Return or Raise; Link::call turns Abort into Interrupt::Abort.
-                        Ok(outcome) => Step::Next(call.resume(
-                            host_result(outcome),
-                            PrintWriter::Callback(&mut link.sink()),
-                        )),
-                        Err(Interrupt::Closed) => return Err(Closed),
-                        Err(Interrupt::Abort { kind, message }) => {
-                            let result = call.abort(
-                                runtime_error(&message),
-                                PrintWriter::Callback(&mut link.sink()),
-                            );
-                            self.aborted(result, kind)
-                        }
-                    }
-                }
-                ReplProgress::NameLookup(lookup) => {
-                    let name = lookup.name.clone();
-                    let answer = if self.host_functions.contains(&name) {
-                        Ok(LookupOutcome::Function)
-                    } else {
-                        link.lookup(elapsed, name.clone())
-                    };
-                    match answer {
-                        Ok(outcome) => {
-                            let answer = match outcome {
-                                LookupOutcome::Value(value) => match from_wire(value, &name) {
-                                    Ok(object) => NameLookupResult::Value(object),
-                                    Err(message) => NameLookupResult::Error(MontyException::new(
-                                        ExcType::TypeError,
-                                        Some(format!("host value for {name:?}: {message}")),
-                                    )),
-                                },
-                                LookupOutcome::Function => {
-                                    NameLookupResult::Value(MontyObject::Function {
-                                        name,
-                                        docstring: None,
-                                    })
-                                }
-                                // Abort never arrives here: see Link::lookup.
-                                LookupOutcome::Undefined | LookupOutcome::Abort(_) => {
-                                    NameLookupResult::Undefined
-                                }
-                            };
-                            Step::Next(
-                                lookup.resume(answer, PrintWriter::Callback(&mut link.sink())),
-                            )
-                        }
-                        Err(Interrupt::Closed) => return Err(Closed),
-                        Err(Interrupt::Abort { kind, message }) => {
-                            let result = lookup.abort(
-                                runtime_error(&message),
-                                PrintWriter::Callback(&mut link.sink()),
-                            );
-                            self.aborted(result, kind)
-                        }
-                    }
-                }
-                ReplProgress::OsCall(call) => {
-                    // No OS calls reach a host yet: every one fails inside the guest.
-                    let what: &'static str = (&call.function_call).into();
-                    let refusal = MontyException::new(
-                        ExcType::PermissionError,
-                        Some(format!(
-                            "{what} is not available: the sandbox has no operating system access"
-                        )),
-                    );
-                    Step::Next(call.resume(refusal, PrintWriter::Callback(&mut link.sink())))
-                }
-                ReplProgress::ResolveFutures(pending) => {
-                    let ids = pending.pending_call_ids().to_vec();
-                    match link.await_calls(elapsed, ids) {
-                        Ok(results) => {
-                            let results = results
-                                .into_iter()
-                                .map(|(id, outcome)| (id, host_result(outcome)))
-                                .collect();
-                            Step::Next(
-                                pending.resume(results, PrintWriter::Callback(&mut link.sink())),
-                            )
-                        }
-                        Err(Interrupt::Closed) => return Err(Closed),
-                        Err(Interrupt::Abort { kind, message }) => {
-                            let result = pending.abort(
-                                runtime_error(&message),
-                                PrintWriter::Callback(&mut link.sink()),
-                            );
-                            self.aborted(result, kind)
-                        }
-                    }
-                }
+                ReplProgress::FunctionCall(call) => self.on_call(call, elapsed, link)?,
+                ReplProgress::NameLookup(lookup) => self.on_lookup(lookup, elapsed, link)?,
+                ReplProgress::OsCall(call) => on_os_call(call, link),
+                ReplProgress::ResolveFutures(pending) => self.on_futures(pending, elapsed, link)?,
             };
             match next {
                 Step::Next(result) => step = result,

@@ -1,0 +1,268 @@
+//! Configure's content beyond its version: which engine the worker runs,
+//! with that engine's own configuration (`EngineConfig`; a new engine is a
+//! new variant), and the limits every engine enforces (`ConfigureLimits`).
+
+use crate::codec::{Code, Reader, Writer};
+use crate::error::{DecodeError, EncodeError};
+use crate::sandbox::SandboxMode;
+
+use super::{MAX_NAME, count, write_label};
+
+/// The guest language a worker runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Language {
+    Python,
+    JavaScript,
+}
+
+impl Language {
+    /// Every language a worker may serve.
+    pub const ALL: [Language; 2] = [Language::Python, Language::JavaScript];
+
+    /// The lower-case name used on the command line and in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Python => "python",
+            Language::JavaScript => "javascript",
+        }
+    }
+}
+
+impl std::fmt::Display for Language {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Language {
+    type Err = crate::UnknownName;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        crate::UnknownName::find("language", name, &Self::ALL, |language| language.name())
+    }
+}
+
+impl Code for Language {
+    const WHAT: &'static str = "engine";
+    const MEMBERS: &'static [Self] = &Language::ALL;
+
+    fn code(self) -> u8 {
+        match self {
+            Language::Python => 0,
+            Language::JavaScript => 1,
+        }
+    }
+}
+
+/// Which engine a worker runs, with that engine's own configuration: the
+/// worker is given exactly what its engine takes, so no engine has to
+/// refuse another's options.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EngineConfig {
+    /// Python on monty; it has no options of its own.
+    Python,
+    /// JavaScript on QuickJS, and how its world looks.
+    JavaScript(JavaScriptConfig),
+}
+
+impl EngineConfig {
+    /// The language the engine runs.
+    pub fn language(&self) -> Language {
+        match self {
+            EngineConfig::Python => Language::Python,
+            EngineConfig::JavaScript(_) => Language::JavaScript,
+        }
+    }
+}
+
+/// Limits the worker enforces itself, sent in Configure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConfigureLimits {
+    /// Cumulative guest execution time, in microseconds.
+    pub max_duration_us: Option<u64>,
+    /// Live heap bytes the worker's allocator hands out.
+    pub max_memory: Option<u64>,
+    /// Deepest guest call stack.
+    pub max_recursion_depth: u32,
+    /// Print output is sent once this many bytes are buffered.
+    pub print_flush_bytes: u32,
+    /// Print output is sent once it has waited this long, in microseconds.
+    pub print_flush_interval_us: u32,
+    /// RLIMIT_CPU for the worker process, in seconds.
+    pub cpu_seconds: Option<u64>,
+    /// Print output one feed may send; past it the output is cut with a marker.
+    pub max_output_bytes: u64,
+}
+
+/// Most modules one Configure may register.
+pub const MAX_MODULES: usize = 4096;
+/// Furthest a frozen clock may sit from the epoch, in milliseconds: the
+/// range of a JavaScript Date.
+pub const MAX_CLOCK_MS: i64 = 8_640_000_000_000_000;
+
+/// How a JavaScript guest's world looks, sent in Configure and fixed for the
+/// worker's life.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct JavaScriptConfig {
+    /// Bytes the engine's heap may hold; past it the worker sends Fatal and
+    /// exits 65. None: `max_memory`.
+    pub max_heap_size: Option<u64>,
+    /// Live ArrayBuffer bytes; past it allocating one is a catchable RangeError.
+    pub max_buffer_bytes: Option<u64>,
+    /// Native stack the interpreter may use before a catchable RangeError;
+    /// 0 means the worker's default.
+    pub max_stack_bytes: u32,
+    /// eval, new Function and the other function constructors throw EvalError.
+    pub strict_eval: bool,
+    /// Install the project's web polyfills (timers on virtual time, TextEncoder...).
+    pub web_polyfills: bool,
+    /// Date.now and new Date() always give this instant (ms since the epoch).
+    pub frozen_clock_ms: Option<i64>,
+    /// Math.random is a generator seeded with this.
+    pub random_seed: Option<u64>,
+    /// Static modules the guest may import, by name, with their source.
+    pub modules: Vec<(String, String)>,
+}
+
+const FLAG_STRICT_EVAL: u8 = 1;
+const FLAG_WEB_POLYFILLS: u8 = 2;
+
+/// Writes Configure's engine, sandbox mode and limits (between the package
+/// version and the engine's own configuration, which `write_engine_config`
+/// writes after them).
+pub(super) fn write_setup(
+    w: &mut Writer,
+    engine: &EngineConfig,
+    sandbox: SandboxMode,
+    l: &ConfigureLimits,
+) {
+    w.closed(engine.language());
+    w.closed(sandbox);
+    w.opt_u64(l.max_duration_us);
+    w.opt_u64(l.max_memory);
+    w.u32(l.max_recursion_depth);
+    w.u32(l.print_flush_bytes);
+    w.u32(l.print_flush_interval_us);
+    w.opt_u64(l.cpu_seconds);
+    w.u64(l.max_output_bytes);
+}
+
+/// Reads what `write_setup` wrote: the engine's language, the sandbox mode
+/// and the limits.
+pub(super) fn read_setup(
+    r: &mut Reader<'_>,
+) -> Result<(Language, SandboxMode, ConfigureLimits), DecodeError> {
+    let language = r.closed()?;
+    let sandbox = r.closed()?;
+    let limits = ConfigureLimits {
+        max_duration_us: r.opt_u64()?,
+        max_memory: r.opt_u64()?,
+        max_recursion_depth: r.u32()?,
+        print_flush_bytes: r.u32()?,
+        print_flush_interval_us: r.u32()?,
+        cpu_seconds: r.opt_u64()?,
+        max_output_bytes: r.u64()?,
+    };
+    Ok((language, sandbox, limits))
+}
+
+/// The engine's own configuration: nothing for Python.
+pub(super) fn write_engine_config(
+    w: &mut Writer,
+    engine: &EngineConfig,
+) -> Result<(), EncodeError> {
+    match engine {
+        EngineConfig::Python => Ok(()),
+        EngineConfig::JavaScript(config) => write_javascript_config(w, config),
+    }
+}
+
+pub(super) fn read_engine_config(
+    r: &mut Reader<'_>,
+    language: Language,
+) -> Result<EngineConfig, DecodeError> {
+    Ok(match language {
+        Language::Python => EngineConfig::Python,
+        Language::JavaScript => EngineConfig::JavaScript(read_javascript_config(r)?),
+    })
+}
+
+fn write_javascript_config(w: &mut Writer, c: &JavaScriptConfig) -> Result<(), EncodeError> {
+    w.opt_u64(c.max_heap_size);
+    w.opt_u64(c.max_buffer_bytes);
+    w.u32(c.max_stack_bytes);
+    let mut flags = 0;
+    if c.strict_eval {
+        flags |= FLAG_STRICT_EVAL;
+    }
+    if c.web_polyfills {
+        flags |= FLAG_WEB_POLYFILLS;
+    }
+    w.u8(flags);
+    if let Some(ms) = c.frozen_clock_ms
+        && !(-MAX_CLOCK_MS..=MAX_CLOCK_MS).contains(&ms)
+    {
+        return Err(EncodeError::Invalid(format!(
+            "frozen clock {ms} ms is outside the range of a JavaScript Date"
+        )));
+    }
+    w.opt_i64(c.frozen_clock_ms);
+    w.opt_u64(c.random_seed);
+    if c.modules.len() > MAX_MODULES {
+        return Err(EncodeError::Invalid(format!(
+            "{} modules, more than the {MAX_MODULES} one worker may register",
+            c.modules.len()
+        )));
+    }
+    w.u32(count(c.modules.len(), "modules")?);
+    for (name, source) in &c.modules {
+        write_label(w, name, MAX_NAME, "module name")?;
+        w.str(source)?;
+    }
+    Ok(())
+}
+
+fn read_javascript_config(r: &mut Reader<'_>) -> Result<JavaScriptConfig, DecodeError> {
+    let max_heap_size = r.opt_u64()?;
+    let max_buffer_bytes = r.opt_u64()?;
+    let max_stack_bytes = r.u32()?;
+    let flags = r.code("javascript flags", |flags| {
+        (flags & !(FLAG_STRICT_EVAL | FLAG_WEB_POLYFILLS) == 0).then_some(flags)
+    })?;
+    let at = r.position();
+    let frozen_clock_ms = r.opt_i64()?;
+    if let Some(ms) = frozen_clock_ms
+        && !(-MAX_CLOCK_MS..=MAX_CLOCK_MS).contains(&ms)
+    {
+        return Err(DecodeError::Invalid {
+            what: "frozen clock",
+            at,
+            detail: format!("{ms} ms is outside the range of a JavaScript Date"),
+        });
+    }
+    let random_seed = r.opt_u64()?;
+    let at = r.position();
+    let n = r.u32()? as usize;
+    if n > MAX_MODULES {
+        return Err(DecodeError::Invalid {
+            what: "module count",
+            at,
+            detail: format!("{n} exceed the cap of {MAX_MODULES}"),
+        });
+    }
+    let mut modules = Vec::with_capacity(n.min(64));
+    for _ in 0..n {
+        let name = r.str_capped("module name", MAX_NAME)?;
+        modules.push((name, r.str()?));
+    }
+    Ok(JavaScriptConfig {
+        max_heap_size,
+        max_buffer_bytes,
+        max_stack_bytes,
+        strict_eval: flags & FLAG_STRICT_EVAL != 0,
+        web_polyfills: flags & FLAG_WEB_POLYFILLS != 0,
+        frozen_clock_ms,
+        random_seed,
+        modules,
+    })
+}

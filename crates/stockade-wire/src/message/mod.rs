@@ -1,0 +1,143 @@
+//! The message set: requests a parent sends (`request`), responses a
+//! worker sends (`response`), and Configure's engine configuration and
+//! limits (`configure`). This file holds the tags, the caps on names and
+//! lists, and the framing and field helpers the three share.
+
+mod configure;
+mod request;
+mod response;
+
+pub use configure::{
+    ConfigureLimits, EngineConfig, JavaScriptConfig, Language, MAX_CLOCK_MS, MAX_MODULES,
+};
+pub use request::{
+    CallOutcome, LookupOutcome, Request, decode_request, encode_request, peek_configure_version,
+};
+pub use response::{
+    ErrorKind, PrintStream, Response, ResponseHead, decode_response, encode_response,
+    peek_response_head,
+};
+
+use crate::codec::{Reader, Writer};
+use crate::error::{DecodeError, EncodeError};
+use crate::frame::FRAME_HEADER_LEN;
+use crate::limits::WireLimits;
+use crate::value::Value;
+
+pub(crate) mod tag {
+    pub const CONFIGURE: u8 = 0x01;
+    pub const FEED: u8 = 0x02;
+    pub const RESUME: u8 = 0x03;
+    pub const LOOKUP_REPLY: u8 = 0x04;
+    pub const CLOSE: u8 = 0x05;
+    pub const RESOLVE: u8 = 0x06;
+
+    pub const READY: u8 = 0x81;
+    pub const PRINT: u8 = 0x82;
+    pub const CALL: u8 = 0x83;
+    pub const LOOKUP: u8 = 0x84;
+    pub const COMPLETE: u8 = 0x85;
+    pub const ERROR: u8 = 0x86;
+    pub const FATAL: u8 = 0x87;
+    pub const AWAIT: u8 = 0x88;
+}
+
+/// Longest name (of a host function, an input, a looked-up name) in bytes.
+const MAX_NAME: usize = 1024;
+/// Longest version or engine string in Ready and Configure.
+const MAX_LABEL: usize = 256;
+/// Longest fatal message.
+const MAX_FATAL: usize = 4096;
+/// Most call ids one Await or Resolve may list.
+const MAX_LISTED_CALLS: usize = 65_536;
+
+pub(crate) fn start_frame(limits: &WireLimits) -> Writer {
+    Writer::new(limits, &[0; FRAME_HEADER_LEN])
+}
+
+pub(crate) fn finish_frame(w: Writer, limits: &WireLimits) -> Result<Vec<u8>, EncodeError> {
+    let payload_len = w.len() - FRAME_HEADER_LEN;
+    if payload_len > limits.max_frame {
+        return Err(EncodeError::FrameTooLarge {
+            max: limits.max_frame,
+        });
+    }
+    let mut buf = w.into_inner();
+    let header = u32::try_from(payload_len).map_err(|_| EncodeError::FrameTooLarge {
+        max: limits.max_frame,
+    })?;
+    buf[..FRAME_HEADER_LEN].copy_from_slice(&header.to_le_bytes());
+    Ok(buf)
+}
+
+pub(crate) fn write_label(
+    w: &mut Writer,
+    s: &str,
+    max: usize,
+    what: &str,
+) -> Result<(), EncodeError> {
+    if s.len() > max {
+        return Err(EncodeError::Invalid(format!(
+            "{what} of {} bytes exceeds the {max}-byte cap",
+            s.len()
+        )));
+    }
+    w.str(s)
+}
+
+pub(crate) fn write_named_values(
+    w: &mut Writer,
+    pairs: &[(String, Value)],
+) -> Result<(), EncodeError> {
+    w.u32(
+        u32::try_from(pairs.len())
+            .map_err(|_| EncodeError::Invalid("too many named values".into()))?,
+    );
+    for (name, value) in pairs {
+        write_label(w, name, MAX_NAME, "name")?;
+        w.root_value(value)?;
+    }
+    Ok(())
+}
+
+pub(crate) fn read_named_values(r: &mut Reader<'_>) -> Result<Vec<(String, Value)>, DecodeError> {
+    let count = r.u32()? as usize;
+    // The count is the peer's word: reserve little and let the values prove it.
+    let mut pairs = Vec::with_capacity(count.min(1024));
+    for _ in 0..count {
+        let name = r.str_capped("name", MAX_NAME)?;
+        let value = r.root_value()?;
+        pairs.push((name, value));
+    }
+    Ok(pairs)
+}
+
+pub(crate) fn count(len: usize, what: &str) -> Result<u32, EncodeError> {
+    if len > MAX_LISTED_CALLS {
+        return Err(EncodeError::Invalid(format!(
+            "{len} {what} exceed the cap of {MAX_LISTED_CALLS}"
+        )));
+    }
+    Ok(len as u32)
+}
+
+pub(crate) fn too_many(what: &'static str, n: usize) -> DecodeError {
+    DecodeError::Invalid {
+        what,
+        at: 0,
+        detail: format!("{n} exceed the cap of {MAX_LISTED_CALLS}"),
+    }
+}
+
+pub(crate) fn check_payload(payload: &[u8], limits: &WireLimits) -> Result<(), DecodeError> {
+    if payload.is_empty() {
+        return Err(DecodeError::EmptyFrame);
+    }
+    if payload.len() > limits.max_frame {
+        return Err(DecodeError::FrameTooLarge {
+            len: payload.len() as u64,
+            max: limits.max_frame,
+        });
+    }
+    Ok(())
+}

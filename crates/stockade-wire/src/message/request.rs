@@ -1,0 +1,267 @@
+//! Requests, parent to worker: Configure, Feed, Resume, LookupReply,
+//! Resolve and Close, and how each is written and read.
+
+use crate::codec::{Reader, Writer};
+use crate::error::{DecodeError, EncodeError};
+use crate::exception::{GuestException, MAX_EXCEPTION_MESSAGE};
+use crate::limits::WireLimits;
+use crate::sandbox::SandboxMode;
+use crate::value::Value;
+
+use super::configure::{self, ConfigureLimits, EngineConfig};
+use super::{
+    MAX_LABEL, MAX_LISTED_CALLS, MAX_NAME, check_payload, count, finish_frame, read_named_values,
+    start_frame, tag, too_many, write_label, write_named_values,
+};
+
+/// The host's answer to a host function call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallOutcome {
+    /// The function returned this value.
+    Return(Value),
+    /// The function raised; the guest sees this exception.
+    Raise(GuestException),
+    /// The host ends the feed here (a host-enforced limit): the guest gets an
+    /// uncatchable RuntimeError with this message.
+    Abort(String),
+    /// The function runs on: the guest gets a future to await, and the
+    /// outcome comes later in Resolve.
+    Pending,
+}
+
+/// The host's answer to a lookup of a name the guest left undefined.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LookupOutcome {
+    /// The name is bound to this value.
+    Value(Value),
+    /// The name is a host function; calling it suspends as a Call.
+    Function,
+    /// The host does not know the name either: the guest gets a NameError.
+    Undefined,
+    /// The host ends the feed here, as [`CallOutcome::Abort`] does.
+    Abort(String),
+}
+
+/// A message from the parent to the worker.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    /// First message of a connection. Its first five bytes (tag, version) are
+    /// fixed in every protocol version so that any worker can read them.
+    Configure {
+        protocol_version: u32,
+        package_version: String,
+        /// The engine to run, with its own configuration.
+        engine: EngineConfig,
+        sandbox: SandboxMode,
+        limits: ConfigureLimits,
+        /// A seccomp policy fingerprint an earlier worker's Ready reported:
+        /// a worker whose policy matches skips its test-fire.
+        verified_seccomp: Option<u64>,
+    },
+    /// Run a snippet after binding `inputs` as globals. `functions` names
+    /// every host function the guest may call; the worker may install them
+    /// without a Lookup.
+    Feed {
+        code: String,
+        inputs: Vec<(String, Value)>,
+        functions: Vec<String>,
+    },
+    /// Answer the pending Call with the same `call_id`.
+    Resume { call_id: u32, outcome: CallOutcome },
+    /// Answer the pending Lookup.
+    LookupReply(LookupOutcome),
+    /// End the session; the worker exits 0.
+    Close,
+    /// Outcomes of pending calls, answering Await. Pending is not a valid
+    /// outcome here.
+    Resolve { results: Vec<(u32, CallOutcome)> },
+}
+
+impl Request {
+    /// The message's name, for reports of what arrived out of turn.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Request::Configure { .. } => "Configure",
+            Request::Feed { .. } => "Feed",
+            Request::Resume { .. } => "Resume",
+            Request::LookupReply(_) => "LookupReply",
+            Request::Close => "Close",
+            Request::Resolve { .. } => "Resolve",
+        }
+    }
+}
+
+fn write_call_outcome(w: &mut Writer, outcome: &CallOutcome) -> Result<(), EncodeError> {
+    match outcome {
+        CallOutcome::Return(value) => {
+            w.u8(0);
+            w.root_value(value)
+        }
+        CallOutcome::Raise(exc) => {
+            w.u8(1);
+            w.exception(exc)
+        }
+        CallOutcome::Abort(message) => {
+            w.u8(2);
+            write_label(w, message, MAX_EXCEPTION_MESSAGE, "abort message")
+        }
+        CallOutcome::Pending => {
+            w.u8(3);
+            Ok(())
+        }
+    }
+}
+
+fn read_call_outcome(r: &mut Reader<'_>) -> Result<CallOutcome, DecodeError> {
+    Ok(
+        match r.code("call outcome", |code| (code <= 3).then_some(code))? {
+            0 => CallOutcome::Return(r.root_value()?),
+            1 => CallOutcome::Raise(r.exception()?),
+            2 => CallOutcome::Abort(r.str_capped("abort message", MAX_EXCEPTION_MESSAGE)?),
+            _ => CallOutcome::Pending,
+        },
+    )
+}
+
+/// Encodes a request as a whole frame (header included).
+pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>, EncodeError> {
+    let mut w = start_frame(limits);
+    match request {
+        Request::Configure {
+            protocol_version,
+            package_version,
+            engine,
+            sandbox,
+            limits,
+            verified_seccomp,
+        } => {
+            w.u8(tag::CONFIGURE);
+            w.u32(*protocol_version);
+            write_label(&mut w, package_version, MAX_LABEL, "package version")?;
+            configure::write_setup(&mut w, engine, *sandbox, limits);
+            configure::write_engine_config(&mut w, engine)?;
+            w.opt_u64(*verified_seccomp);
+        }
+        Request::Feed {
+            code,
+            inputs,
+            functions,
+        } => {
+            w.u8(tag::FEED);
+            w.str(code)?;
+            write_named_values(&mut w, inputs)?;
+            w.u32(count(functions.len(), "host functions")?);
+            for name in functions {
+                write_label(&mut w, name, MAX_NAME, "function name")?;
+            }
+        }
+        Request::Resume { call_id, outcome } => {
+            w.u8(tag::RESUME);
+            w.u32(*call_id);
+            write_call_outcome(&mut w, outcome)?;
+        }
+        Request::Resolve { results } => {
+            w.u8(tag::RESOLVE);
+            w.u32(count(results.len(), "resolved calls")?);
+            for (call_id, outcome) in results {
+                w.u32(*call_id);
+                write_call_outcome(&mut w, outcome)?;
+            }
+        }
+        Request::LookupReply(outcome) => {
+            w.u8(tag::LOOKUP_REPLY);
+            match outcome {
+                LookupOutcome::Value(value) => {
+                    w.u8(0);
+                    w.root_value(value)?;
+                }
+                LookupOutcome::Function => w.u8(1),
+                LookupOutcome::Undefined => w.u8(2),
+                LookupOutcome::Abort(message) => {
+                    w.u8(3);
+                    write_label(&mut w, message, MAX_EXCEPTION_MESSAGE, "abort message")?;
+                }
+            }
+        }
+        Request::Close => w.u8(tag::CLOSE),
+    }
+    finish_frame(w, limits)
+}
+
+/// Reads the protocol version from a Configure payload without decoding the
+/// rest, which may be laid out differently by another version.
+pub fn peek_configure_version(payload: &[u8]) -> Option<u32> {
+    match payload {
+        [tag::CONFIGURE, a, b, c, d, ..] => Some(u32::from_le_bytes([*a, *b, *c, *d])),
+        _ => None,
+    }
+}
+
+/// Decodes a request payload (the frame without its header).
+pub fn decode_request(payload: &[u8], limits: &WireLimits) -> Result<Request, DecodeError> {
+    check_payload(payload, limits)?;
+    let mut r = Reader::new(payload, limits);
+    let t = r.u8()?;
+    let request = match t {
+        tag::CONFIGURE => {
+            let protocol_version = r.u32()?;
+            let package_version = r.str_capped("package version", MAX_LABEL)?;
+            let (language, sandbox, limits) = configure::read_setup(&mut r)?;
+            let engine = configure::read_engine_config(&mut r, language)?;
+            Request::Configure {
+                protocol_version,
+                package_version,
+                engine,
+                sandbox,
+                limits,
+                verified_seccomp: r.opt_u64()?,
+            }
+        }
+        tag::FEED => {
+            let code = r.str()?;
+            let inputs = read_named_values(&mut r)?;
+            let n = r.u32()? as usize;
+            if n > MAX_LISTED_CALLS {
+                return Err(too_many("host functions", n));
+            }
+            let mut functions = Vec::with_capacity(n.min(1024));
+            for _ in 0..n {
+                functions.push(r.str_capped("function name", MAX_NAME)?);
+            }
+            Request::Feed {
+                code,
+                inputs,
+                functions,
+            }
+        }
+        tag::RESUME => {
+            let call_id = r.u32()?;
+            let outcome = read_call_outcome(&mut r)?;
+            Request::Resume { call_id, outcome }
+        }
+        tag::RESOLVE => {
+            let n = r.u32()? as usize;
+            if n > MAX_LISTED_CALLS {
+                return Err(too_many("resolved calls", n));
+            }
+            let mut results = Vec::with_capacity(n.min(1024));
+            for _ in 0..n {
+                let call_id = r.u32()?;
+                results.push((call_id, read_call_outcome(&mut r)?));
+            }
+            Request::Resolve { results }
+        }
+        tag::LOOKUP_REPLY => Request::LookupReply(
+            match r.code("lookup outcome", |code| (code <= 3).then_some(code))? {
+                0 => LookupOutcome::Value(r.root_value()?),
+                1 => LookupOutcome::Function,
+                2 => LookupOutcome::Undefined,
+                _ => LookupOutcome::Abort(r.str_capped("abort message", MAX_EXCEPTION_MESSAGE)?),
+            },
+        ),
+        tag::CLOSE => Request::Close,
+        tag => return Err(DecodeError::UnknownMessage { tag }),
+    };
+    r.finish()?;
+    Ok(request)
+}

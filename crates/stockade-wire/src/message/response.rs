@@ -1,0 +1,363 @@
+//! Responses, worker to parent: Ready, Print, Call, Lookup, Complete,
+//! Error, Fatal and Await, how each is written and read, and how to tell
+//! which one a frame holds from its first bytes alone.
+
+use crate::codec::{Code, Reader};
+use crate::error::{DecodeError, EncodeError};
+use crate::exception::{GuestException, MAX_TRACEBACK};
+use crate::limits::WireLimits;
+use crate::sandbox::{SandboxReport, read_report, write_report};
+use crate::value::Value;
+
+use super::{
+    MAX_FATAL, MAX_LABEL, MAX_LISTED_CALLS, MAX_NAME, check_payload, count, finish_frame,
+    read_named_values, start_frame, tag, too_many, write_label, write_named_values,
+};
+
+/// Output stream of a Print message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PrintStream {
+    Stdout,
+    Stderr,
+}
+
+/// What kind of failure an Error reply reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// The guest raised an exception it did not catch; the session lives.
+    Exception,
+    /// The code did not parse or compile.
+    Syntax,
+    /// The cumulative `max_duration` ran out; the session stays out of time.
+    Timeout,
+    /// The interpreter's own memory check refused the guest.
+    Memory,
+    /// The request was malformed or out of turn; the session lives.
+    Protocol,
+    /// A value could not be carried (too deep, too large); the session lives.
+    Conversion,
+}
+
+impl Code for PrintStream {
+    const WHAT: &'static str = "print stream";
+    const MEMBERS: &'static [Self] = &[PrintStream::Stdout, PrintStream::Stderr];
+
+    fn code(self) -> u8 {
+        match self {
+            PrintStream::Stdout => 0,
+            PrintStream::Stderr => 1,
+        }
+    }
+}
+
+impl Code for ErrorKind {
+    const WHAT: &'static str = "error kind";
+    const MEMBERS: &'static [Self] = &[
+        ErrorKind::Exception,
+        ErrorKind::Syntax,
+        ErrorKind::Timeout,
+        ErrorKind::Memory,
+        ErrorKind::Protocol,
+        ErrorKind::Conversion,
+    ];
+
+    fn code(self) -> u8 {
+        match self {
+            ErrorKind::Exception => 0,
+            ErrorKind::Syntax => 1,
+            ErrorKind::Timeout => 2,
+            ErrorKind::Memory => 3,
+            ErrorKind::Protocol => 4,
+            ErrorKind::Conversion => 5,
+        }
+    }
+}
+
+/// A message from the worker to the parent.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Response {
+    /// Configure was accepted; the worker is ready for Feed.
+    Ready {
+        protocol_version: u32,
+        worker_version: String,
+        engine: String,
+        sandbox: SandboxReport,
+    },
+    /// Guest output, in order, between the turn's other messages.
+    Print { stream: PrintStream, text: String },
+    /// The guest called a host function; the parent answers with Resume.
+    Call {
+        elapsed_us: u64,
+        call_id: u32,
+        name: String,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    },
+    /// The guest referenced a name it never defined; the parent answers with LookupReply.
+    Lookup { elapsed_us: u64, name: String },
+    /// The feed finished with this value (`None` when no trailing expression).
+    Complete { elapsed_us: u64, value: Value },
+    /// The feed failed.
+    Error {
+        elapsed_us: u64,
+        kind: ErrorKind,
+        exception: GuestException,
+        traceback: String,
+    },
+    /// The worker cannot go on and exits non-zero after sending this.
+    Fatal { message: String },
+    /// Every guest task waits on these pending calls; the parent answers
+    /// with Resolve for one or more of them.
+    Await { elapsed_us: u64, call_ids: Vec<u32> },
+}
+
+impl Response {
+    /// An Error reply: the feed ended with `exception`, for the reason
+    /// `kind` names, and no traceback.
+    pub fn error(elapsed_us: u64, kind: ErrorKind, exception: GuestException) -> Self {
+        Response::Error {
+            elapsed_us,
+            kind,
+            exception,
+            traceback: String::new(),
+        }
+    }
+
+    /// An Error reply for a malformed or out-of-turn request: kind
+    /// Protocol, a RuntimeError whose message starts `protocol violation:`.
+    pub fn protocol_violation(elapsed_us: u64, detail: &str) -> Self {
+        Self::error(
+            elapsed_us,
+            ErrorKind::Protocol,
+            GuestException::new("RuntimeError", &format!("protocol violation: {detail}")),
+        )
+    }
+
+    /// The message's name, for reports of what arrived out of turn.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Response::Ready { .. } => "Ready",
+            Response::Print { .. } => "Print",
+            Response::Call { .. } => "Call",
+            Response::Lookup { .. } => "Lookup",
+            Response::Complete { .. } => "Complete",
+            Response::Error { .. } => "Error",
+            Response::Fatal { .. } => "Fatal",
+            Response::Await { .. } => "Await",
+        }
+    }
+
+    /// The worker's consumed execution time, on the replies that carry it.
+    pub fn elapsed_us(&self) -> Option<u64> {
+        match self {
+            Response::Call { elapsed_us, .. }
+            | Response::Lookup { elapsed_us, .. }
+            | Response::Complete { elapsed_us, .. }
+            | Response::Error { elapsed_us, .. }
+            | Response::Await { elapsed_us, .. } => Some(*elapsed_us),
+            _ => None,
+        }
+    }
+}
+
+/// What the first bytes of a response say: enough to answer a frame that
+/// was too large to decode (the host skips it and keeps the session).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResponseHead {
+    /// A feed's result.
+    Complete,
+    /// A host-function call: its id, and its name when the bytes held it whole.
+    Call { call_id: u32, name: Option<String> },
+    /// Any other message (by name), or bytes that name none.
+    Other(&'static str),
+}
+
+/// Reads the head of a response from the first bytes of its payload
+/// (`SKIPPED_HEAD_LEN` of them is always enough); nothing past the head is
+/// looked at, so this works on a frame that was never buffered whole.
+pub fn peek_response_head(prefix: &[u8]) -> ResponseHead {
+    let limits = WireLimits::default();
+    let mut r = Reader::new(prefix, &limits);
+    match r.u8() {
+        Ok(tag::COMPLETE) => ResponseHead::Complete,
+        Ok(tag::CALL) => {
+            let Ok(call_id) = r.u64().and_then(|_| r.u32()) else {
+                return ResponseHead::Other("a cut Call");
+            };
+            ResponseHead::Call {
+                call_id,
+                name: r.str_capped("function name", MAX_NAME).ok(),
+            }
+        }
+        Ok(tag::READY) => ResponseHead::Other("Ready"),
+        Ok(tag::PRINT) => ResponseHead::Other("Print"),
+        Ok(tag::LOOKUP) => ResponseHead::Other("Lookup"),
+        Ok(tag::ERROR) => ResponseHead::Other("Error"),
+        Ok(tag::FATAL) => ResponseHead::Other("Fatal"),
+        Ok(tag::AWAIT) => ResponseHead::Other("Await"),
+        _ => ResponseHead::Other("an unknown message"),
+    }
+}
+
+/// Encodes a response as a whole frame (header included).
+pub fn encode_response(response: &Response, limits: &WireLimits) -> Result<Vec<u8>, EncodeError> {
+    let mut w = start_frame(limits);
+    match response {
+        Response::Ready {
+            protocol_version,
+            worker_version,
+            engine,
+            sandbox,
+        } => {
+            w.u8(tag::READY);
+            w.u32(*protocol_version);
+            write_label(&mut w, worker_version, MAX_LABEL, "worker version")?;
+            write_label(&mut w, engine, MAX_LABEL, "engine")?;
+            write_report(&mut w, sandbox)?;
+        }
+        Response::Print { stream, text } => {
+            w.u8(tag::PRINT);
+            w.closed(*stream);
+            w.str(text)?;
+        }
+        Response::Call {
+            elapsed_us,
+            call_id,
+            name,
+            args,
+            kwargs,
+        } => {
+            w.u8(tag::CALL);
+            w.u64(*elapsed_us);
+            w.u32(*call_id);
+            write_label(&mut w, name, MAX_NAME, "function name")?;
+            w.u32(
+                u32::try_from(args.len())
+                    .map_err(|_| EncodeError::Invalid("too many arguments".into()))?,
+            );
+            for arg in args {
+                w.root_value(arg)?;
+            }
+            write_named_values(&mut w, kwargs)?;
+        }
+        Response::Lookup { elapsed_us, name } => {
+            w.u8(tag::LOOKUP);
+            w.u64(*elapsed_us);
+            write_label(&mut w, name, MAX_NAME, "name")?;
+        }
+        Response::Complete { elapsed_us, value } => {
+            w.u8(tag::COMPLETE);
+            w.u64(*elapsed_us);
+            w.root_value(value)?;
+        }
+        Response::Error {
+            elapsed_us,
+            kind,
+            exception,
+            traceback,
+        } => {
+            w.u8(tag::ERROR);
+            w.u64(*elapsed_us);
+            w.closed(*kind);
+            w.exception(exception)?;
+            write_label(&mut w, traceback, MAX_TRACEBACK, "traceback")?;
+        }
+        Response::Await {
+            elapsed_us,
+            call_ids,
+        } => {
+            w.u8(tag::AWAIT);
+            w.u64(*elapsed_us);
+            w.u32(count(call_ids.len(), "awaited calls")?);
+            for id in call_ids {
+                w.u32(*id);
+            }
+        }
+        Response::Fatal { message } => {
+            w.u8(tag::FATAL);
+            write_label(&mut w, message, MAX_FATAL, "fatal message")?;
+        }
+    }
+    finish_frame(w, limits)
+}
+
+/// Decodes a response payload (the frame without its header).
+pub fn decode_response(payload: &[u8], limits: &WireLimits) -> Result<Response, DecodeError> {
+    check_payload(payload, limits)?;
+    let mut r = Reader::new(payload, limits);
+    let t = r.u8()?;
+    let response = match t {
+        tag::READY => Response::Ready {
+            protocol_version: r.u32()?,
+            worker_version: r.str_capped("worker version", MAX_LABEL)?,
+            engine: r.str_capped("engine", MAX_LABEL)?,
+            sandbox: read_report(&mut r)?,
+        },
+        tag::PRINT => {
+            let stream = r.closed()?;
+            Response::Print {
+                stream,
+                text: r.str()?,
+            }
+        }
+        tag::CALL => {
+            let elapsed_us = r.u64()?;
+            let call_id = r.u32()?;
+            let name = r.str_capped("function name", MAX_NAME)?;
+            let count = r.u32()? as usize;
+            let mut args = Vec::with_capacity(count.min(1024));
+            for _ in 0..count {
+                args.push(r.root_value()?);
+            }
+            let kwargs = read_named_values(&mut r)?;
+            Response::Call {
+                elapsed_us,
+                call_id,
+                name,
+                args,
+                kwargs,
+            }
+        }
+        tag::LOOKUP => Response::Lookup {
+            elapsed_us: r.u64()?,
+            name: r.str_capped("name", MAX_NAME)?,
+        },
+        tag::COMPLETE => Response::Complete {
+            elapsed_us: r.u64()?,
+            value: r.root_value()?,
+        },
+        tag::ERROR => {
+            let elapsed_us = r.u64()?;
+            let kind = r.closed()?;
+            let exception = r.exception()?;
+            let traceback = r.str_capped("traceback", MAX_TRACEBACK)?;
+            Response::Error {
+                elapsed_us,
+                kind,
+                exception,
+                traceback,
+            }
+        }
+        tag::AWAIT => {
+            let elapsed_us = r.u64()?;
+            let n = r.u32()? as usize;
+            if n > MAX_LISTED_CALLS {
+                return Err(too_many("awaited calls", n));
+            }
+            let mut call_ids = Vec::with_capacity(n.min(1024));
+            for _ in 0..n {
+                call_ids.push(r.u32()?);
+            }
+            Response::Await {
+                elapsed_us,
+                call_ids,
+            }
+        }
+        tag::FATAL => Response::Fatal {
+            message: r.str_capped("fatal message", MAX_FATAL)?,
+        },
+        tag => return Err(DecodeError::UnknownMessage { tag }),
+    };
+    r.finish()?;
+    Ok(response)
+}

@@ -1,0 +1,45 @@
+//! Monty's print callback, fed to the worker's print buffer: the one piece
+//! of printing only the Python engine knows.
+
+use std::borrow::Cow;
+
+use monty_types::{MontyException, PrintWriterCallback};
+use stockade_wire::PrintStream;
+
+use crate::link::Link;
+use crate::out::Out;
+use crate::print::Printer;
+
+/// The print target handed to the interpreter for one step of a feed.
+#[derive(Debug)]
+pub struct PrintSink<'a> {
+    pub printer: &'a mut Printer,
+    pub out: &'a mut Out,
+}
+
+impl PrintWriterCallback for PrintSink<'_> {
+    fn stdout_write(&mut self, output: Cow<'_, str>) -> Result<(), MontyException> {
+        self.printer.push_to(self.out, PrintStream::Stdout, &output);
+        Ok(())
+    }
+
+    fn stdout_push(&mut self, end: char) -> Result<(), MontyException> {
+        let mut utf8 = [0u8; 4];
+        self.printer
+            .push_to(self.out, PrintStream::Stdout, end.encode_utf8(&mut utf8));
+        Ok(())
+    }
+
+    fn poll_flush(&mut self) -> Result<(), MontyException> {
+        self.printer.poll(self.out);
+        Ok(())
+    }
+}
+
+/// Where monty prints during one step of a feed: the link's print buffer.
+pub fn to(link: &mut Link) -> PrintSink<'_> {
+    PrintSink {
+        printer: &mut link.printer,
+        out: &mut link.out,
+    }
+}

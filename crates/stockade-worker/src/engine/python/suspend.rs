@@ -1,0 +1,196 @@
+//! One handler for each place monty suspends a feed: a host-function call,
+//! a lookup of a name the guest never defined, an OS call, and a wait on
+//! futures. Each asks the host through the link and resumes the
+//! interpreter with the answer; an interruption (the host's abort, or the
+//! session closing) is handled once, in `interrupted`.
+
+use monty::{
+    ReplFunctionCall, ReplNameLookup, ReplOsCall, ReplProgress, ReplResolveFutures, ReplStartError,
+};
+use monty_types::{
+    ExcType, ExtFunctionResult, MontyException, MontyObject, NameLookupResult, PrintWriter,
+};
+use stockade_wire::{CallOutcome, LookupOutcome};
+
+use super::values::{from_wire, to_wire};
+use super::{PythonEngine, Step, host_result, print, runtime_error};
+use crate::engine::Closed;
+use crate::link::{Interrupt, Link};
+
+/// Where monty goes after a suspension, or the feed's end.
+type Resumed = Result<ReplProgress, Box<ReplStartError>>;
+
+impl PythonEngine {
+    /// Ends the suspension an interruption cut short: the guest gets an
+    /// uncatchable RuntimeError through `abort`, the host an Error reply
+    /// of the interruption's kind; a closed session ends the feed at once.
+    fn interrupted(
+        &mut self,
+        interrupt: Interrupt,
+        abort: impl FnOnce(MontyException) -> Resumed,
+    ) -> Result<Step, Closed> {
+        match interrupt {
+            Interrupt::Closed => Err(Closed),
+            Interrupt::Abort { kind, message } => {
+                Ok(self.aborted(abort(runtime_error(&message)), kind))
+            }
+        }
+    }
+
+    /// A call of a name monty takes for a function. The host hears of a
+    /// name it never listed as a Lookup first, so it only ever sees Calls
+    /// of functions it gave.
+    pub(super) fn on_call(
+        &mut self,
+        mut call: ReplFunctionCall,
+        elapsed: u64,
+        link: &mut Link,
+    ) -> Result<Step, Closed> {
+        if !self.host_functions.contains(&call.function_name) {
+            let name = call.function_name.clone();
+            let refusal = match link.lookup(elapsed, name.clone()) {
+                Ok(LookupOutcome::Function) => {
+                    self.host_functions.insert(name);
+                    None
+                }
+                // Link::lookup turns Abort into Interrupt::Abort; it never arrives here.
+                Ok(LookupOutcome::Undefined | LookupOutcome::Abort(_)) => {
+                    Some(ExtFunctionResult::NotFound(name))
+                }
+                Ok(LookupOutcome::Value(value)) => {
+                    Some(ExtFunctionResult::Error(MontyException::new(
+                        ExcType::TypeError,
+                        Some(format!("'{}' object is not callable", value.kind())),
+                    )))
+                }
+                Err(interrupt) => {
+                    return self.interrupted(interrupt, |exc| {
+                        call.abort(exc, PrintWriter::Callback(&mut print::to(link)))
+                    });
+                }
+            };
+            if let Some(refusal) = refusal {
+                return Ok(Step::Next(
+                    call.resume(refusal, PrintWriter::Callback(&mut print::to(link))),
+                ));
+            }
+        }
+        let args = std::mem::take(&mut call.args)
+            .into_iter()
+            .map(to_wire)
+            .collect();
+        let kwargs = std::mem::take(&mut call.kwargs)
+            .into_iter()
+            .map(|(key, value)| {
+                let key = match key {
+                    MontyObject::String(s) => s,
+                    other => other.to_string(),
+                };
+                (key, to_wire(value))
+            })
+            .collect();
+        let answer = link.call(
+            elapsed,
+            call.call_id,
+            call.function_name.clone(),
+            args,
+            kwargs,
+        );
+        Ok(match answer {
+            Ok(CallOutcome::Pending) => {
+                Step::Next(call.resume_pending(PrintWriter::Callback(&mut print::to(link))))
+            }
+            // Return or Raise; Link::call turns Abort into Interrupt::Abort.
+            Ok(outcome) => Step::Next(call.resume(
+                host_result(outcome),
+                PrintWriter::Callback(&mut print::to(link)),
+            )),
+            Err(interrupt) => {
+                return self.interrupted(interrupt, |exc| {
+                    call.abort(exc, PrintWriter::Callback(&mut print::to(link)))
+                });
+            }
+        })
+    }
+
+    /// A name the guest never defined: a host function, a value the host
+    /// set, or a NameError.
+    pub(super) fn on_lookup(
+        &mut self,
+        lookup: ReplNameLookup,
+        elapsed: u64,
+        link: &mut Link,
+    ) -> Result<Step, Closed> {
+        let name = lookup.name.clone();
+        let answer = if self.host_functions.contains(&name) {
+            Ok(LookupOutcome::Function)
+        } else {
+            link.lookup(elapsed, name.clone())
+        };
+        let outcome = match answer {
+            Ok(outcome) => outcome,
+            Err(interrupt) => {
+                return self.interrupted(interrupt, |exc| {
+                    lookup.abort(exc, PrintWriter::Callback(&mut print::to(link)))
+                });
+            }
+        };
+        let answer = match outcome {
+            LookupOutcome::Value(value) => match from_wire(value, &name) {
+                Ok(object) => NameLookupResult::Value(object),
+                Err(message) => NameLookupResult::Error(MontyException::new(
+                    ExcType::TypeError,
+                    Some(format!("host value for {name:?}: {message}")),
+                )),
+            },
+            LookupOutcome::Function => NameLookupResult::Value(MontyObject::Function {
+                name,
+                docstring: None,
+            }),
+            // Abort never arrives here: see Link::lookup.
+            LookupOutcome::Undefined | LookupOutcome::Abort(_) => NameLookupResult::Undefined,
+        };
+        Ok(Step::Next(lookup.resume(
+            answer,
+            PrintWriter::Callback(&mut print::to(link)),
+        )))
+    }
+
+    /// Every guest task waits on pending async calls: the host resolves
+    /// one or more of them.
+    pub(super) fn on_futures(
+        &mut self,
+        pending: ReplResolveFutures,
+        elapsed: u64,
+        link: &mut Link,
+    ) -> Result<Step, Closed> {
+        let ids = pending.pending_call_ids().to_vec();
+        match link.await_calls(elapsed, ids) {
+            Ok(results) => {
+                let results = results
+                    .into_iter()
+                    .map(|(id, outcome)| (id, host_result(outcome)))
+                    .collect();
+                Ok(Step::Next(pending.resume(
+                    results,
+                    PrintWriter::Callback(&mut print::to(link)),
+                )))
+            }
+            Err(interrupt) => self.interrupted(interrupt, |exc| {
+                pending.abort(exc, PrintWriter::Callback(&mut print::to(link)))
+            }),
+        }
+    }
+}
+
+/// An OS call: none reaches a host yet, so every one fails in the guest.
+pub(super) fn on_os_call(call: ReplOsCall, link: &mut Link) -> Step {
+    let what: &'static str = (&call.function_call).into();
+    let refusal = MontyException::new(
+        ExcType::PermissionError,
+        Some(format!(
+            "{what} is not available: the sandbox has no operating system access"
+        )),
+    );
+    Step::Next(call.resume(refusal, PrintWriter::Callback(&mut print::to(link))))
+}
