@@ -102,14 +102,7 @@ pub fn is_known_exception_type(name: &str) -> bool {
 /// The longest prefix of `s` that is at most `max` bytes and ends on a
 /// character boundary.
 pub(crate) fn truncate_utf8(s: &str, max: usize) -> &str {
-    if s.len() <= max {
-        return s;
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    &s[..end]
+    &s[..s.floor_char_boundary(max)]
 }
 
 #[cfg(test)]

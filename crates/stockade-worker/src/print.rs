@@ -67,10 +67,7 @@ impl Printer {
         }
         let room = self.max_output.saturating_sub(self.taken);
         if text.len() as u64 > room {
-            let mut end = usize::try_from(room).unwrap_or(usize::MAX).min(text.len());
-            while !text.is_char_boundary(end) {
-                end -= 1;
-            }
+            let end = text.floor_char_boundary(usize::try_from(room).unwrap_or(usize::MAX));
             self.buf.push_str(&text[..end]);
             self.buf.push_str(&format!(
                 "\n[stockade: output truncated after {} bytes]\n",
@@ -107,11 +104,7 @@ impl Printer {
         let text = std::mem::take(&mut self.buf);
         let mut rest = text.as_str();
         while !rest.is_empty() {
-            let mut end = rest.len().min(MAX_PRINT_FRAME);
-            while !rest.is_char_boundary(end) {
-                end -= 1;
-            }
-            let (chunk, tail) = rest.split_at(end);
+            let (chunk, tail) = rest.split_at(rest.floor_char_boundary(MAX_PRINT_FRAME));
             out.send_or_exit(&Response::Print {
                 stream: self.stream,
                 text: chunk.to_owned(),

@@ -1,5 +1,5 @@
-//! stockade: run code you do not trust, in Python (and soon JavaScript), in a
-//! supervised worker process, and get its result back as a value.
+//! stockade: run code you do not trust, in Python or JavaScript, in a
+//! supervised, sandboxed worker process, and get its result back as a value.
 //!
 //! ```no_run
 //! use stockade::{Language, Session, SessionOptions, Value};

@@ -105,7 +105,8 @@ pub const MAX_CLOCK_MS: i64 = 8_640_000_000_000_000;
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct JavaScriptConfig {
     /// Bytes the engine's heap may hold; past it the worker sends Fatal and
-    /// exits 65. None: `max_memory`.
+    /// exits 65. None: no limit (the host sends `max_memory` unless told
+    /// otherwise).
     pub max_heap_size: Option<u64>,
     /// Live ArrayBuffer bytes; past it allocating one is a catchable RangeError.
     pub max_buffer_bytes: Option<u64>,

@@ -30,6 +30,11 @@ pub fn prepare(config: EngineConfig) -> Result<Box<dyn Prepared>, String> {
     })
 }
 
+/// A duration in whole microseconds, as replies carry guest time.
+pub fn micros(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
 /// The link, shared with the callbacks an engine hands its interpreter.
 pub type SharedLink = Rc<RefCell<Link>>;
 

@@ -91,7 +91,7 @@ impl Bridge {
     }
 
     pub fn elapsed_us(&self) -> u64 {
-        u64::try_from(self.clock.elapsed().as_micros()).unwrap_or(u64::MAX)
+        crate::engine::micros(self.clock.elapsed())
     }
 
     pub fn link(&self) -> Option<SharedLink> {

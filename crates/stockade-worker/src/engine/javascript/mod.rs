@@ -23,7 +23,7 @@ use self::bridge::{Bridge, host_function};
 use self::heap::{HeapMeter, MeteredAllocator};
 use self::modules::HostModules;
 use self::values::{Refused, from_wire, show, to_wire};
-use super::{Closed, Engine, Feed, SharedLink};
+use super::{Closed, Engine, Feed, SharedLink, micros};
 
 /// Native stack the interpreter may use before it throws a RangeError,
 /// unless Configure says otherwise.
@@ -71,10 +71,6 @@ impl std::fmt::Debug for JavaScriptEngine {
     }
 }
 
-fn micros(d: Duration) -> u64 {
-    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
-}
-
 /// Evaluates one prelude script (a function expression) and calls it.
 fn run_script<'js, A, R>(ctx: &Ctx<'js>, name: &str, source: &str, args: A) -> Result<R, String>
 where
@@ -109,9 +105,9 @@ fn is_module(code: &str) -> bool {
 
 impl JavaScriptEngine {
     pub fn new(limits: &ConfigureLimits, config: &JavaScriptConfig) -> Result<Self, String> {
+        // The host decides the default (max_memory); None is no limit.
         let heap_limit = config
             .max_heap_size
-            .or(limits.max_memory)
             .map_or(usize::MAX, |max| usize::try_from(max).unwrap_or(usize::MAX));
         let heap = HeapMeter::new(heap_limit);
         let runtime = Runtime::new_with_alloc(MeteredAllocator::new(Rc::clone(&heap)))
@@ -382,13 +378,7 @@ impl JavaScriptEngine {
                 format!("{stack}\n")
             }
         );
-        if traceback.len() > MAX_TRACEBACK {
-            let mut end = MAX_TRACEBACK;
-            while !traceback.is_char_boundary(end) {
-                end -= 1;
-            }
-            traceback.truncate(end);
-        }
+        traceback.truncate(traceback.floor_char_boundary(MAX_TRACEBACK));
         Response::Error {
             elapsed_us,
             kind,

@@ -18,7 +18,7 @@ mod values;
 
 use self::suspend::on_os_call;
 use self::values::{exception, from_wire, to_wire};
-use super::{Closed, Engine, Feed, SharedLink};
+use super::{Closed, Engine, Feed, SharedLink, micros};
 use crate::link::Link;
 
 /// Monty needs nothing from outside the sandbox.
@@ -163,7 +163,7 @@ impl PythonEngine {
             elapsed_us: micros(self.elapsed),
             kind,
             exception: GuestException::new(type_name, &message),
-            traceback: cut(&traceback, MAX_TRACEBACK),
+            traceback: traceback[..traceback.floor_char_boundary(MAX_TRACEBACK)].to_owned(),
         }
     }
 
@@ -195,18 +195,6 @@ impl PythonEngine {
 enum Step {
     Next(Result<ReplProgress, Box<ReplStartError>>),
     Done(Response),
-}
-
-fn micros(d: Duration) -> u64 {
-    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
-}
-
-fn cut(s: &str, max: usize) -> String {
-    let mut end = s.len().min(max);
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    s[..end].to_owned()
 }
 
 /// Python's keywords, which cannot name an input.
