@@ -68,11 +68,13 @@ impl Link {
         self.ended = None;
     }
 
-    /// Fails at once if the feed was ended; otherwise runs `ask`, and
-    /// remembers an interruption that ends the feed.
+    /// Sends `announcement` and reads the parent's answer through
+    /// `answer`, unless the feed was already ended (then it fails at once);
+    /// an interruption that ends the feed is remembered.
     fn ask<T>(
         &mut self,
-        ask: impl FnOnce(&mut Self) -> Result<T, Interrupt>,
+        announcement: Response,
+        answer: impl FnOnce(Request) -> Result<T, Interrupt>,
     ) -> Result<T, Interrupt> {
         if let Some((kind, message)) = &self.ended {
             return Err(Interrupt::Abort {
@@ -80,11 +82,14 @@ impl Link {
                 message: message.clone(),
             });
         }
-        let answer = ask(self);
-        if let Err(Interrupt::Abort { kind, message }) = &answer {
+        let answered = self
+            .announce(&announcement)
+            .and_then(|()| self.await_answer())
+            .and_then(answer);
+        if let Err(Interrupt::Abort { kind, message }) = &answered {
             self.ended = Some((*kind, message.clone()));
         }
-        answer
+        answered
     }
 
     pub fn read_frame(&mut self) -> Result<Option<Vec<u8>>, String> {
@@ -141,61 +146,37 @@ impl Link {
         args: Vec<Value>,
         kwargs: Vec<(String, Value)>,
     ) -> Result<CallOutcome, Interrupt> {
-        self.ask(|link| link.call_once(elapsed_us, call_id, name, args, kwargs))
-    }
-
-    fn call_once(
-        &mut self,
-        elapsed_us: u64,
-        call_id: u32,
-        name: String,
-        args: Vec<Value>,
-        kwargs: Vec<(String, Value)>,
-    ) -> Result<CallOutcome, Interrupt> {
-        self.announce(&Response::Call {
+        let call = Response::Call {
             elapsed_us,
             call_id,
             name,
             args,
             kwargs,
-        })?;
-        match self.await_answer()? {
+        };
+        self.ask(call, |reply| match reply {
             // The host's abort ends the feed like any other interruption.
             Request::Resume {
                 call_id: answered,
                 outcome: CallOutcome::Abort(message),
-            } if answered == call_id => Err(Interrupt::Abort {
-                kind: ErrorKind::Exception,
-                message,
-            }),
+            } if answered == call_id => Err(aborted(message)),
             Request::Resume {
                 call_id: answered,
                 outcome,
             } if answered == call_id => Ok(outcome),
             other => Err(out_of_turn(&format!("a Resume for call {call_id}"), &other)),
-        }
+        })
     }
 
     /// Asks the parent what an undefined name means.
     pub fn lookup(&mut self, elapsed_us: u64, name: String) -> Result<LookupOutcome, Interrupt> {
-        self.ask(|link| link.lookup_once(elapsed_us, name))
-    }
-
-    fn lookup_once(&mut self, elapsed_us: u64, name: String) -> Result<LookupOutcome, Interrupt> {
-        self.announce(&Response::Lookup { elapsed_us, name })?;
-        match self.await_answer()? {
+        self.ask(Response::Lookup { elapsed_us, name }, |reply| match reply {
             // The host's abort ends the feed like any other interruption.
-            Request::LookupReply(LookupOutcome::Abort(message)) => Err(Interrupt::Abort {
-                kind: ErrorKind::Exception,
-                message,
-            }),
+            Request::LookupReply(LookupOutcome::Abort(message)) => Err(aborted(message)),
             Request::LookupReply(outcome) => Ok(outcome),
             other => Err(out_of_turn("a LookupReply", &other)),
-        }
+        })
     }
-}
 
-impl Link {
     /// Tells the parent every guest task waits on `call_ids`, and waits for
     /// the outcomes of one or more of them.
     pub fn await_calls(
@@ -203,43 +184,41 @@ impl Link {
         elapsed_us: u64,
         call_ids: Vec<u32>,
     ) -> Result<Vec<(u32, CallOutcome)>, Interrupt> {
-        self.ask(|link| link.await_once(elapsed_us, call_ids))
-    }
-
-    fn await_once(
-        &mut self,
-        elapsed_us: u64,
-        call_ids: Vec<u32>,
-    ) -> Result<Vec<(u32, CallOutcome)>, Interrupt> {
-        self.announce(&Response::Await {
+        let waiting = Response::Await {
             elapsed_us,
             call_ids,
-        })?;
-        match self.await_answer()? {
-            Request::Resolve { results } => {
-                if let Some((_, CallOutcome::Abort(message))) = results
-                    .iter()
-                    .find(|(_, o)| matches!(o, CallOutcome::Abort(_)))
-                {
-                    return Err(Interrupt::Abort {
-                        kind: ErrorKind::Exception,
-                        message: message.clone(),
-                    });
-                }
-                if results.is_empty()
-                    || results
-                        .iter()
-                        .any(|(_, o)| matches!(o, CallOutcome::Pending))
-                {
-                    return Err(Interrupt::Abort {
-                        kind: ErrorKind::Protocol,
-                        message: "protocol violation: a Resolve must carry at least one final outcome, and no Pending".into(),
-                    });
-                }
-                Ok(results)
+        };
+        self.ask(waiting, |reply| {
+            let Request::Resolve { results } = reply else {
+                return Err(out_of_turn("a Resolve", &reply));
+            };
+            if let Some((_, CallOutcome::Abort(message))) = results
+                .iter()
+                .find(|(_, o)| matches!(o, CallOutcome::Abort(_)))
+            {
+                return Err(aborted(message.clone()));
             }
-            other => Err(out_of_turn("a Resolve", &other)),
-        }
+            if results.is_empty()
+                || results
+                    .iter()
+                    .any(|(_, o)| matches!(o, CallOutcome::Pending))
+            {
+                return Err(Interrupt::Abort {
+                    kind: ErrorKind::Protocol,
+                    message: "protocol violation: a Resolve must carry at least one final outcome, and no Pending".into(),
+                });
+            }
+            Ok(results)
+        })
+    }
+}
+
+/// The host ended the feed: the guest gets `message` as an uncatchable
+/// RuntimeError, the host an Error of kind Exception.
+fn aborted(message: String) -> Interrupt {
+    Interrupt::Abort {
+        kind: ErrorKind::Exception,
+        message,
     }
 }
 
