@@ -113,3 +113,40 @@ fn every_test_named_in_compatibility_md_exists() {
         );
     }
 }
+
+/// Whether `path` names a file of the tree: from the root, from `crates/`,
+/// or inside some crate's `src/`.
+fn names_a_file(root: &Path, path: &str) -> bool {
+    if root.join(path).exists() || root.join("crates").join(path).exists() {
+        return true;
+    }
+    std::fs::read_dir(root.join("crates"))
+        .unwrap()
+        .flatten()
+        .any(|krate| krate.path().join("src").join(path).exists())
+}
+
+#[test]
+fn every_file_named_in_architecture_md_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let doc = std::fs::read_to_string(root.join("docs/architecture.md")).unwrap();
+    let paths: Vec<&str> = doc
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|word| word.split("::").next().unwrap_or(word))
+        .filter(|word| {
+            word.contains('/')
+                && [".rs", ".py", ".md", "/"]
+                    .iter()
+                    .any(|end| word.ends_with(end))
+        })
+        .collect();
+    assert!(paths.len() >= 30, "found only {} paths", paths.len());
+    for path in paths {
+        assert!(
+            names_a_file(&root, path),
+            "docs/architecture.md names {path}, which is not in the tree"
+        );
+    }
+}
