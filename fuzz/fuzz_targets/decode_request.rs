@@ -8,10 +8,4 @@ mod common;
 use libfuzzer_sys::fuzz_target;
 use stockade_wire::{decode_request, encode_request};
 
-fuzz_target!(|data: &[u8]| {
-    let limits = common::limits();
-    if let Ok(message) = decode_request(data, &limits) {
-        let frame = encode_request(&message, &limits).expect("a decoded message re-encodes");
-        assert_eq!(&frame[4..], data, "re-encoding changed the bytes");
-    }
-});
+fuzz_target!(|data: &[u8]| common::round_trips(data, 4, decode_request, encode_request));

@@ -47,14 +47,76 @@ pub(crate) trait Code: Copy + 'static {
     fn code(self) -> u8;
 }
 
+/// What one frame's values have cost so far against the node and
+/// decoded-bytes bounds; the decoder and the encoder charge the same way,
+/// so a value that encodes also decodes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Budget {
+    max_nodes: u64,
+    max_bytes: u64,
+    nodes: u64,
+    bytes: u64,
+}
+
+/// The bound a charge went past.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Exceeded {
+    Nodes(u64),
+    Bytes(u64),
+}
+
+impl Budget {
+    fn new(limits: &WireLimits) -> Self {
+        Self {
+            max_nodes: limits.max_nodes,
+            max_bytes: limits.max_decoded_bytes,
+            nodes: 0,
+            bytes: 0,
+        }
+    }
+
+    fn nodes(&mut self, count: u64) -> Result<(), Exceeded> {
+        self.nodes = self.nodes.saturating_add(count);
+        if self.nodes > self.max_nodes {
+            return Err(Exceeded::Nodes(self.max_nodes));
+        }
+        Ok(())
+    }
+
+    fn bytes(&mut self, count: u64) -> Result<(), Exceeded> {
+        self.bytes = self.bytes.saturating_add(count);
+        if self.bytes > self.max_bytes {
+            return Err(Exceeded::Bytes(self.max_bytes));
+        }
+        Ok(())
+    }
+}
+
+impl From<Exceeded> for DecodeError {
+    fn from(exceeded: Exceeded) -> Self {
+        match exceeded {
+            Exceeded::Nodes(max) => DecodeError::TooManyNodes { max },
+            Exceeded::Bytes(max) => DecodeError::BudgetExceeded { max },
+        }
+    }
+}
+
+impl From<Exceeded> for EncodeError {
+    fn from(exceeded: Exceeded) -> Self {
+        match exceeded {
+            Exceeded::Nodes(max) => EncodeError::TooManyNodes { max },
+            Exceeded::Bytes(max) => EncodeError::BudgetExceeded { max },
+        }
+    }
+}
+
 /// Reads primitives and values from one frame's payload, charging the bounds.
 #[derive(Debug)]
 pub(crate) struct Reader<'a> {
     buf: &'a [u8],
     pos: usize,
     limits: WireLimits,
-    nodes: u64,
-    bytes: u64,
+    budget: Budget,
 }
 
 impl<'a> Reader<'a> {
@@ -63,8 +125,7 @@ impl<'a> Reader<'a> {
             buf,
             pos: 0,
             limits: *limits,
-            nodes: 0,
-            bytes: 0,
+            budget: Budget::new(limits),
         }
     }
 
@@ -172,23 +233,11 @@ impl<'a> Reader<'a> {
     }
 
     pub(crate) fn charge_nodes(&mut self, count: u64) -> Result<(), DecodeError> {
-        self.nodes = self.nodes.saturating_add(count);
-        if self.nodes > self.limits.max_nodes {
-            return Err(DecodeError::TooManyNodes {
-                max: self.limits.max_nodes,
-            });
-        }
-        Ok(())
+        Ok(self.budget.nodes(count)?)
     }
 
     pub(crate) fn charge_bytes(&mut self, count: u64) -> Result<(), DecodeError> {
-        self.bytes = self.bytes.saturating_add(count);
-        if self.bytes > self.limits.max_decoded_bytes {
-            return Err(DecodeError::BudgetExceeded {
-                max: self.limits.max_decoded_bytes,
-            });
-        }
-        Ok(())
+        Ok(self.budget.bytes(count)?)
     }
 
     /// A length-prefixed byte string, charged to the budget before it is copied.
@@ -427,8 +476,7 @@ impl<'a> Reader<'a> {
 pub(crate) struct Writer {
     buf: Vec<u8>,
     limits: WireLimits,
-    nodes: u64,
-    bytes: u64,
+    budget: Budget,
 }
 
 impl Writer {
@@ -439,8 +487,7 @@ impl Writer {
         Self {
             buf,
             limits: *limits,
-            nodes: 0,
-            bytes: 0,
+            budget: Budget::new(limits),
         }
     }
 
@@ -495,23 +542,11 @@ impl Writer {
     }
 
     fn charge_nodes(&mut self, count: u64) -> Result<(), EncodeError> {
-        self.nodes = self.nodes.saturating_add(count);
-        if self.nodes > self.limits.max_nodes {
-            return Err(EncodeError::TooManyNodes {
-                max: self.limits.max_nodes,
-            });
-        }
-        Ok(())
+        Ok(self.budget.nodes(count)?)
     }
 
     fn charge_bytes(&mut self, count: u64) -> Result<(), EncodeError> {
-        self.bytes = self.bytes.saturating_add(count);
-        if self.bytes > self.limits.max_decoded_bytes {
-            return Err(EncodeError::BudgetExceeded {
-                max: self.limits.max_decoded_bytes,
-            });
-        }
-        Ok(())
+        Ok(self.budget.bytes(count)?)
     }
 
     pub(crate) fn bytes(&mut self, b: &[u8]) -> Result<(), EncodeError> {

@@ -40,3 +40,74 @@ impl UnknownName {
         })
     }
 }
+
+/// Defines a closed set of named values in one place: the enum, `ALL`,
+/// `name()`, `Display` and `FromStr` (refusing other names with
+/// `UnknownName`), and, for a set carried as one byte, its wire `Code`.
+macro_rules! named_set {
+    (
+        $(#[$meta:meta])*
+        pub enum $set:ident, named as $what:literal, on the wire as $wire:literal {
+            $( $(#[$vmeta:meta])* $variant:ident = $text:literal => $code:literal ),+ $(,)?
+        }
+    ) => {
+        named_set! {
+            $(#[$meta])*
+            pub enum $set, named as $what {
+                $( $(#[$vmeta])* $variant = $text ),+
+            }
+        }
+
+        impl $crate::codec::Code for $set {
+            const WHAT: &'static str = $wire;
+            const MEMBERS: &'static [Self] = &$set::ALL;
+
+            fn code(self) -> u8 {
+                match self {
+                    $( $set::$variant => $code ),+
+                }
+            }
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        pub enum $set:ident, named as $what:literal {
+            $( $(#[$vmeta:meta])* $variant:ident = $text:literal ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum $set {
+            $( $(#[$vmeta])* $variant ),+
+        }
+
+        impl $set {
+            /// Every member, in order.
+            pub const ALL: [$set; [$($text),+].len()] = [$($set::$variant),+];
+
+            /// The name used on the command line, in options, in reports
+            /// and in messages.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( $set::$variant => $text ),+
+                }
+            }
+        }
+
+        impl std::fmt::Display for $set {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl std::str::FromStr for $set {
+            type Err = $crate::UnknownName;
+
+            fn from_str(name: &str) -> Result<Self, Self::Err> {
+                $crate::UnknownName::find($what, name, &Self::ALL, |member| member.name())
+            }
+        }
+    };
+}
+
+pub(crate) use named_set;

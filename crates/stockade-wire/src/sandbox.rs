@@ -1,143 +1,56 @@
 //! The sandbox's part of the wire: the mode a parent asks for in Configure
 //! and the report a worker gives in Ready.
 
-use crate::codec::{Code, Reader, Writer};
+use crate::codec::{Reader, Writer};
 use crate::error::{DecodeError, EncodeError};
+use crate::names::named_set;
 
 /// Most entries in each list of a report.
 const MAX_ENTRIES: usize = 64;
 /// Longest layer name or extra note.
 const MAX_NOTE: usize = 1024;
 
-/// How strictly the worker applies its OS sandbox.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SandboxMode {
-    /// No sandbox; for debugging only.
-    Off,
-    /// Every layer the kernel gives; the missing ones are reported.
-    Auto,
-    /// Every layer, or the worker refuses to start.
-    Require,
-}
-
-impl SandboxMode {
-    /// Every mode, in order of strictness.
-    pub const ALL: [SandboxMode; 3] = [SandboxMode::Off, SandboxMode::Auto, SandboxMode::Require];
-
-    /// The name used on the command line, in options and in messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            SandboxMode::Off => "off",
-            SandboxMode::Auto => "auto",
-            SandboxMode::Require => "require",
-        }
+named_set! {
+    /// How strictly the worker applies its OS sandbox.
+    pub enum SandboxMode, named as "sandbox", on the wire as "sandbox mode" {
+        /// No sandbox; for debugging only.
+        Off = "off" => 0,
+        /// Every layer the kernel gives; the missing ones are reported.
+        Auto = "auto" => 1,
+        /// Every layer, or the worker refuses to start.
+        Require = "require" => 2,
     }
 }
 
-impl Code for SandboxMode {
-    const WHAT: &'static str = "sandbox mode";
-    const MEMBERS: &'static [Self] = &SandboxMode::ALL;
-
-    fn code(self) -> u8 {
-        match self {
-            SandboxMode::Off => 0,
-            SandboxMode::Auto => 1,
-            SandboxMode::Require => 2,
-        }
-    }
-}
-
-impl std::fmt::Display for SandboxMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for SandboxMode {
-    type Err = crate::UnknownName;
-
-    fn from_str(name: &str) -> Result<Self, Self::Err> {
-        crate::UnknownName::find("sandbox", name, &Self::ALL, |mode| mode.name())
-    }
-}
-
-/// One containment layer, by the name a sandbox report gives it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Layer {
-    /// RLIMIT_CORE 0, RLIMIT_CPU, RLIMIT_NOFILE.
-    Rlimits,
-    /// Not dumpable: no core dumps, no ptrace by same-user processes, /proc
-    /// entries owned by root.
-    NotDumpable,
-    /// Running as nobody (only when started as root).
-    Nobody,
-    /// User, mount, network and IPC namespaces.
-    Namespaces,
-    /// An empty, read-only tmpfs as the root directory.
-    EmptyRoot,
-    /// No capabilities in any set.
-    NoCapabilities,
-    /// PR_SET_NO_NEW_PRIVS.
-    NoNewPrivs,
-    /// Landlock filesystem rules (no access at all).
-    LandlockFilesystem,
-    /// Landlock network rules (no TCP bind or connect).
-    LandlockNetwork,
-    /// Landlock scopes (abstract UNIX sockets and signals).
-    LandlockScopes,
-    /// The seccomp-bpf allow-list.
-    Seccomp,
-    /// The self-test found nothing getting through.
-    SelfTest,
-}
-
-impl Layer {
-    /// Every layer, in the order the sandbox applies them.
-    pub const ALL: [Layer; 12] = [
-        Layer::Rlimits,
-        Layer::NotDumpable,
-        Layer::Nobody,
-        Layer::Namespaces,
-        Layer::EmptyRoot,
-        Layer::NoCapabilities,
-        Layer::NoNewPrivs,
-        Layer::LandlockFilesystem,
-        Layer::LandlockNetwork,
-        Layer::LandlockScopes,
-        Layer::Seccomp,
-        Layer::SelfTest,
-    ];
-
-    /// The name used in reports, on the wire and on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Layer::Rlimits => "rlimits",
-            Layer::NotDumpable => "not-dumpable",
-            Layer::Nobody => "nobody",
-            Layer::Namespaces => "namespaces",
-            Layer::EmptyRoot => "empty-root",
-            Layer::NoCapabilities => "no-capabilities",
-            Layer::NoNewPrivs => "no-new-privs",
-            Layer::LandlockFilesystem => "landlock-filesystem",
-            Layer::LandlockNetwork => "landlock-network",
-            Layer::LandlockScopes => "landlock-scopes",
-            Layer::Seccomp => "seccomp",
-            Layer::SelfTest => "self-test",
-        }
-    }
-}
-
-impl std::fmt::Display for Layer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Layer {
-    type Err = crate::UnknownName;
-
-    fn from_str(name: &str) -> Result<Self, Self::Err> {
-        crate::UnknownName::find("sandbox layer", name, &Self::ALL, |layer| layer.name())
+named_set! {
+    /// One containment layer, by the name a sandbox report gives it; the
+    /// order is the order the sandbox applies them.
+    pub enum Layer, named as "sandbox layer" {
+        /// RLIMIT_CORE 0, RLIMIT_CPU, RLIMIT_NOFILE.
+        Rlimits = "rlimits",
+        /// Not dumpable: no core dumps, no ptrace by same-user processes,
+        /// /proc entries owned by root.
+        NotDumpable = "not-dumpable",
+        /// Running as nobody (only when started as root).
+        Nobody = "nobody",
+        /// User, mount, network and IPC namespaces.
+        Namespaces = "namespaces",
+        /// An empty, read-only tmpfs as the root directory.
+        EmptyRoot = "empty-root",
+        /// No capabilities in any set.
+        NoCapabilities = "no-capabilities",
+        /// PR_SET_NO_NEW_PRIVS.
+        NoNewPrivs = "no-new-privs",
+        /// Landlock filesystem rules (no access at all).
+        LandlockFilesystem = "landlock-filesystem",
+        /// Landlock network rules (no TCP bind or connect).
+        LandlockNetwork = "landlock-network",
+        /// Landlock scopes (abstract UNIX sockets and signals).
+        LandlockScopes = "landlock-scopes",
+        /// The seccomp-bpf allow-list.
+        Seccomp = "seccomp",
+        /// The self-test found nothing getting through.
+        SelfTest = "self-test",
     }
 }
 

@@ -45,6 +45,19 @@ fn release(size: usize) {
     LIVE_MEMORY.fetch_sub(size, Ordering::Relaxed);
 }
 
+/// Counts `size` live bytes (refusing past the cap), then allocates; a
+/// failed allocation gives the count back.
+fn counted(size: usize, allocate: impl FnOnce() -> *mut u8) -> *mut u8 {
+    if !reserve(size) {
+        refuse();
+    }
+    let ptr = allocate();
+    if ptr.is_null() {
+        release(size);
+    }
+    ptr
+}
+
 #[cold]
 fn refuse() -> ! {
     const MESSAGE: &[u8] =
@@ -63,27 +76,13 @@ fn refuse() -> ! {
 // adds bookkeeping; the counters never affect which pointer is returned.
 unsafe impl GlobalAlloc for CappedAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if !reserve(layout.size()) {
-            refuse();
-        }
         // SAFETY: the caller upholds GlobalAlloc::alloc's contract for `layout`.
-        let ptr = unsafe { System.alloc(layout) };
-        if ptr.is_null() {
-            release(layout.size());
-        }
-        ptr
+        counted(layout.size(), || unsafe { System.alloc(layout) })
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if !reserve(layout.size()) {
-            refuse();
-        }
         // SAFETY: as for alloc.
-        let ptr = unsafe { System.alloc_zeroed(layout) };
-        if ptr.is_null() {
-            release(layout.size());
-        }
-        ptr
+        counted(layout.size(), || unsafe { System.alloc_zeroed(layout) })
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {

@@ -8,6 +8,20 @@ pub use stockade_wire::{Language, SandboxMode};
 
 use crate::javascript_options::JavaScriptOptions;
 
+/// Builder methods, each setting one option (the field documents it) and
+/// handing the options back.
+macro_rules! builders {
+    ($( $(#[$doc:meta])* $name:ident($value:ident: $ty:ty) => $($field:ident).+ = $set:expr; )*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(mut self, $value: $ty) -> Self {
+                self.$($field).+ = $set;
+                self
+            }
+        )*
+    };
+}
+
 /// The largest `max_result_bytes`: what the wire decodes of one frame at most.
 pub const MAX_RESULT_BYTES: u64 = stockade_wire::WireLimits::DEFAULT_MAX_DECODED_BYTES;
 
@@ -158,11 +172,6 @@ impl SessionOptions {
         }
     }
 
-    pub fn sandbox(mut self, mode: SandboxMode) -> Self {
-        self.sandbox = mode;
-        self
-    }
-
     /// RLIMIT_CPU for the worker: twice the longest a session may compute,
     /// `max_duration` if set, else `request_timeout`, in whole seconds.
     pub fn cpu_seconds(&self) -> u64 {
@@ -177,80 +186,30 @@ impl SessionOptions {
             .min(u64::MAX as f64) as u64
     }
 
-    pub fn worker(mut self, path: impl Into<PathBuf>) -> Self {
-        self.worker = Some(path.into());
-        self
-    }
-
-    pub fn limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
-        self
-    }
-
-    pub fn max_duration(mut self, limit: Duration) -> Self {
-        self.limits.max_duration = Some(limit);
-        self
-    }
-
-    pub fn max_memory(mut self, bytes: u64) -> Self {
-        self.limits.max_memory = Some(bytes);
-        self
-    }
-
-    pub fn max_recursion_depth(mut self, depth: u32) -> Self {
-        self.limits.max_recursion_depth = depth;
-        self
-    }
-
-    pub fn request_timeout(mut self, timeout: Duration) -> Self {
-        self.request_timeout = timeout;
-        self
-    }
-
-    pub fn duration_grace(mut self, grace: Duration) -> Self {
-        self.duration_grace = grace;
-        self
-    }
-
-    pub fn max_host_calls(mut self, calls: u32) -> Self {
-        self.max_host_calls = calls;
-        self
-    }
-
-    pub fn max_inflight_host_calls(mut self, calls: u32) -> Self {
-        self.max_inflight_host_calls = calls;
-        self
-    }
-
-    pub fn max_host_wait(mut self, wait: Duration) -> Self {
-        self.max_host_wait = wait;
-        self
+    builders! {
+        sandbox(mode: SandboxMode) => sandbox = mode;
+        worker(path: impl Into<PathBuf>) => worker = Some(path.into());
+        limits(limits: Limits) => limits = limits;
+        javascript(options: JavaScriptOptions) => javascript = options;
+        max_duration(limit: Duration) => limits.max_duration = Some(limit);
+        max_memory(bytes: u64) => limits.max_memory = Some(bytes);
+        max_recursion_depth(depth: u32) => limits.max_recursion_depth = depth;
+        max_output_bytes(bytes: u64) => limits.max_output_bytes = bytes;
+        request_timeout(timeout: Duration) => request_timeout = timeout;
+        duration_grace(grace: Duration) => duration_grace = grace;
+        write_stall_timeout(timeout: Duration) => write_stall_timeout = timeout;
+        max_threads(threads: u32) => max_threads = threads;
+        max_host_calls(calls: u32) => max_host_calls = calls;
+        max_inflight_host_calls(calls: u32) => max_inflight_host_calls = calls;
+        max_host_wait(wait: Duration) => max_host_wait = wait;
+        max_result_bytes(bytes: u64) => max_result_bytes = bytes;
+        /// Whether to keep a spare worker started for the next session.
+        spare(keep: bool) => spare = keep;
     }
 
     /// Lets host-function exception messages reach the guest unchanged.
     pub fn show_host_errors(mut self) -> Self {
         self.redact_host_errors = false;
-        self
-    }
-
-    pub fn max_result_bytes(mut self, bytes: u64) -> Self {
-        self.max_result_bytes = bytes;
-        self
-    }
-
-    pub fn max_output_bytes(mut self, bytes: u64) -> Self {
-        self.limits.max_output_bytes = bytes;
-        self
-    }
-
-    pub fn max_threads(mut self, threads: u32) -> Self {
-        self.max_threads = threads;
-        self
-    }
-
-    /// Whether to keep a spare worker started for the next session.
-    pub fn spare(mut self, keep: bool) -> Self {
-        self.spare = keep;
         self
     }
 
@@ -275,16 +234,6 @@ impl SessionOptions {
             cpu_seconds: self.cpu_seconds(),
             max_threads: self.max_threads,
         }
-    }
-
-    pub fn javascript(mut self, options: JavaScriptOptions) -> Self {
-        self.javascript = options;
-        self
-    }
-
-    pub fn write_stall_timeout(mut self, timeout: Duration) -> Self {
-        self.write_stall_timeout = timeout;
-        self
     }
 
     /// Checks every option, naming the first one that is out of range.

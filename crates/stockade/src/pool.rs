@@ -66,29 +66,25 @@ impl CheckoutOptions {
             }
             options.request_timeout = timeout;
         }
-        if let Some(grace) = self.duration_grace {
-            options.duration_grace = grace;
-        }
-        if let Some(stall) = self.write_stall_timeout {
-            options.write_stall_timeout = stall;
-        }
-        if let Some(calls) = self.max_host_calls {
-            options.max_host_calls = calls;
-        }
-        if let Some(calls) = self.max_inflight_host_calls {
-            options.max_inflight_host_calls = calls;
-        }
-        if let Some(wait) = self.max_host_wait {
-            options.max_host_wait = wait;
-        }
-        if let Some(redact) = self.redact_host_errors {
-            options.redact_host_errors = redact;
-        }
-        if let Some(bytes) = self.max_result_bytes {
-            options.max_result_bytes = bytes;
-        }
+        overrides(&mut options.duration_grace, self.duration_grace);
+        overrides(&mut options.write_stall_timeout, self.write_stall_timeout);
+        overrides(&mut options.max_host_calls, self.max_host_calls);
+        overrides(
+            &mut options.max_inflight_host_calls,
+            self.max_inflight_host_calls,
+        );
+        overrides(&mut options.max_host_wait, self.max_host_wait);
+        overrides(&mut options.redact_host_errors, self.redact_host_errors);
+        overrides(&mut options.max_result_bytes, self.max_result_bytes);
         options.validate().map_err(Error::invalid_option)?;
         Ok(options)
+    }
+}
+
+/// Sets `slot` to the checkout's value, if it gave one.
+fn overrides<T>(slot: &mut T, value: Option<T>) {
+    if let Some(value) = value {
+        *slot = value;
     }
 }
 

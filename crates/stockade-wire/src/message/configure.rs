@@ -2,55 +2,18 @@
 //! with that engine's own configuration (`EngineConfig`; a new engine is a
 //! new variant), and the limits every engine enforces (`ConfigureLimits`).
 
-use crate::codec::{Code, Reader, Writer};
+use crate::codec::{Reader, Writer};
 use crate::error::{DecodeError, EncodeError};
+use crate::names::named_set;
 use crate::sandbox::SandboxMode;
 
 use super::{MAX_NAME, count, write_label};
 
-/// The guest language a worker runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Language {
-    Python,
-    JavaScript,
-}
-
-impl Language {
-    /// Every language a worker may serve.
-    pub const ALL: [Language; 2] = [Language::Python, Language::JavaScript];
-
-    /// The lower-case name used on the command line and in messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            Language::Python => "python",
-            Language::JavaScript => "javascript",
-        }
-    }
-}
-
-impl std::fmt::Display for Language {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Language {
-    type Err = crate::UnknownName;
-
-    fn from_str(name: &str) -> Result<Self, Self::Err> {
-        crate::UnknownName::find("language", name, &Self::ALL, |language| language.name())
-    }
-}
-
-impl Code for Language {
-    const WHAT: &'static str = "engine";
-    const MEMBERS: &'static [Self] = &Language::ALL;
-
-    fn code(self) -> u8 {
-        match self {
-            Language::Python => 0,
-            Language::JavaScript => 1,
-        }
+named_set! {
+    /// The guest language a worker runs; on the wire it names the engine.
+    pub enum Language, named as "language", on the wire as "engine" {
+        Python = "python" => 0,
+        JavaScript = "javascript" => 1,
     }
 }
 

@@ -78,6 +78,17 @@ pub enum Request {
 }
 
 impl Request {
+    fn tag(&self) -> u8 {
+        match self {
+            Request::Configure { .. } => tag::CONFIGURE,
+            Request::Feed { .. } => tag::FEED,
+            Request::Resume { .. } => tag::RESUME,
+            Request::LookupReply(_) => tag::LOOKUP_REPLY,
+            Request::Close => tag::CLOSE,
+            Request::Resolve { .. } => tag::RESOLVE,
+        }
+    }
+
     /// The message's name, for reports of what arrived out of turn.
     pub fn name(&self) -> &'static str {
         match self {
@@ -126,6 +137,7 @@ fn read_call_outcome(r: &mut Reader<'_>) -> Result<CallOutcome, DecodeError> {
 /// Encodes a request as a whole frame (header included).
 pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>, EncodeError> {
     let mut w = start_frame(limits);
+    w.u8(request.tag());
     match request {
         Request::Configure {
             protocol_version,
@@ -135,7 +147,6 @@ pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>,
             limits,
             verified_seccomp,
         } => {
-            w.u8(tag::CONFIGURE);
             w.u32(*protocol_version);
             write_label(&mut w, package_version, MAX_LABEL, "package version")?;
             configure::write_setup(&mut w, engine, *sandbox, limits);
@@ -147,7 +158,6 @@ pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>,
             inputs,
             functions,
         } => {
-            w.u8(tag::FEED);
             w.str(code)?;
             write_named_values(&mut w, inputs)?;
             w.u32(count(functions.len(), "host functions")?);
@@ -156,34 +166,29 @@ pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>,
             }
         }
         Request::Resume { call_id, outcome } => {
-            w.u8(tag::RESUME);
             w.u32(*call_id);
             write_call_outcome(&mut w, outcome)?;
         }
         Request::Resolve { results } => {
-            w.u8(tag::RESOLVE);
             w.u32(count(results.len(), "resolved calls")?);
             for (call_id, outcome) in results {
                 w.u32(*call_id);
                 write_call_outcome(&mut w, outcome)?;
             }
         }
-        Request::LookupReply(outcome) => {
-            w.u8(tag::LOOKUP_REPLY);
-            match outcome {
-                LookupOutcome::Value(value) => {
-                    w.u8(0);
-                    w.root_value(value)?;
-                }
-                LookupOutcome::Function => w.u8(1),
-                LookupOutcome::Undefined => w.u8(2),
-                LookupOutcome::Abort(message) => {
-                    w.u8(3);
-                    write_label(&mut w, message, MAX_EXCEPTION_MESSAGE, "abort message")?;
-                }
+        Request::LookupReply(outcome) => match outcome {
+            LookupOutcome::Value(value) => {
+                w.u8(0);
+                w.root_value(value)?;
             }
-        }
-        Request::Close => w.u8(tag::CLOSE),
+            LookupOutcome::Function => w.u8(1),
+            LookupOutcome::Undefined => w.u8(2),
+            LookupOutcome::Abort(message) => {
+                w.u8(3);
+                write_label(&mut w, message, MAX_EXCEPTION_MESSAGE, "abort message")?;
+            }
+        },
+        Request::Close => {}
     }
     finish_frame(w, limits)
 }

@@ -133,6 +133,19 @@ impl Response {
         )
     }
 
+    fn tag(&self) -> u8 {
+        match self {
+            Response::Ready { .. } => tag::READY,
+            Response::Print { .. } => tag::PRINT,
+            Response::Call { .. } => tag::CALL,
+            Response::Lookup { .. } => tag::LOOKUP,
+            Response::Complete { .. } => tag::COMPLETE,
+            Response::Error { .. } => tag::ERROR,
+            Response::Fatal { .. } => tag::FATAL,
+            Response::Await { .. } => tag::AWAIT,
+        }
+    }
+
     /// The message's name, for reports of what arrived out of turn.
     pub fn name(&self) -> &'static str {
         match self {
@@ -202,6 +215,11 @@ pub fn peek_response_head(prefix: &[u8]) -> ResponseHead {
 /// Encodes a response as a whole frame (header included).
 pub fn encode_response(response: &Response, limits: &WireLimits) -> Result<Vec<u8>, EncodeError> {
     let mut w = start_frame(limits);
+    w.u8(response.tag());
+    // Every reply that ends or suspends a turn carries the guest's time first.
+    if let Some(elapsed_us) = response.elapsed_us() {
+        w.u64(elapsed_us);
+    }
     match response {
         Response::Ready {
             protocol_version,
@@ -209,26 +227,22 @@ pub fn encode_response(response: &Response, limits: &WireLimits) -> Result<Vec<u
             engine,
             sandbox,
         } => {
-            w.u8(tag::READY);
             w.u32(*protocol_version);
             write_label(&mut w, worker_version, MAX_LABEL, "worker version")?;
             write_label(&mut w, engine, MAX_LABEL, "engine")?;
             write_report(&mut w, sandbox)?;
         }
         Response::Print { stream, text } => {
-            w.u8(tag::PRINT);
             w.closed(*stream);
             w.str(text)?;
         }
         Response::Call {
-            elapsed_us,
             call_id,
             name,
             args,
             kwargs,
+            ..
         } => {
-            w.u8(tag::CALL);
-            w.u64(*elapsed_us);
             w.u32(*call_id);
             write_label(&mut w, name, MAX_NAME, "function name")?;
             w.u32(
@@ -240,43 +254,25 @@ pub fn encode_response(response: &Response, limits: &WireLimits) -> Result<Vec<u
             }
             write_named_values(&mut w, kwargs)?;
         }
-        Response::Lookup { elapsed_us, name } => {
-            w.u8(tag::LOOKUP);
-            w.u64(*elapsed_us);
-            write_label(&mut w, name, MAX_NAME, "name")?;
-        }
-        Response::Complete { elapsed_us, value } => {
-            w.u8(tag::COMPLETE);
-            w.u64(*elapsed_us);
-            w.root_value(value)?;
-        }
+        Response::Lookup { name, .. } => write_label(&mut w, name, MAX_NAME, "name")?,
+        Response::Complete { value, .. } => w.root_value(value)?,
         Response::Error {
-            elapsed_us,
             kind,
             exception,
             traceback,
+            ..
         } => {
-            w.u8(tag::ERROR);
-            w.u64(*elapsed_us);
             w.closed(*kind);
             w.exception(exception)?;
             write_label(&mut w, traceback, MAX_TRACEBACK, "traceback")?;
         }
-        Response::Await {
-            elapsed_us,
-            call_ids,
-        } => {
-            w.u8(tag::AWAIT);
-            w.u64(*elapsed_us);
+        Response::Await { call_ids, .. } => {
             w.u32(count(call_ids.len(), "awaited calls")?);
             for id in call_ids {
                 w.u32(*id);
             }
         }
-        Response::Fatal { message } => {
-            w.u8(tag::FATAL);
-            write_label(&mut w, message, MAX_FATAL, "fatal message")?;
-        }
+        Response::Fatal { message } => write_label(&mut w, message, MAX_FATAL, "fatal message")?,
     }
     finish_frame(w, limits)
 }
@@ -286,6 +282,10 @@ pub fn decode_response(payload: &[u8], limits: &WireLimits) -> Result<Response, 
     check_payload(payload, limits)?;
     let mut r = Reader::new(payload, limits);
     let t = r.u8()?;
+    let elapsed_us = match t {
+        tag::CALL | tag::LOOKUP | tag::COMPLETE | tag::ERROR | tag::AWAIT => r.u64()?,
+        _ => 0,
+    };
     let response = match t {
         tag::READY => Response::Ready {
             protocol_version: r.u32()?,
@@ -293,15 +293,11 @@ pub fn decode_response(payload: &[u8], limits: &WireLimits) -> Result<Response, 
             engine: r.str_capped("engine", MAX_LABEL)?,
             sandbox: read_report(&mut r)?,
         },
-        tag::PRINT => {
-            let stream = r.closed()?;
-            Response::Print {
-                stream,
-                text: r.str()?,
-            }
-        }
+        tag::PRINT => Response::Print {
+            stream: r.closed()?,
+            text: r.str()?,
+        },
         tag::CALL => {
-            let elapsed_us = r.u64()?;
             let call_id = r.u32()?;
             let name = r.str_capped("function name", MAX_NAME)?;
             let count = r.u32()? as usize;
@@ -309,37 +305,29 @@ pub fn decode_response(payload: &[u8], limits: &WireLimits) -> Result<Response, 
             for _ in 0..count {
                 args.push(r.root_value()?);
             }
-            let kwargs = read_named_values(&mut r)?;
             Response::Call {
                 elapsed_us,
                 call_id,
                 name,
                 args,
-                kwargs,
+                kwargs: read_named_values(&mut r)?,
             }
         }
         tag::LOOKUP => Response::Lookup {
-            elapsed_us: r.u64()?,
+            elapsed_us,
             name: r.str_capped("name", MAX_NAME)?,
         },
         tag::COMPLETE => Response::Complete {
-            elapsed_us: r.u64()?,
+            elapsed_us,
             value: r.root_value()?,
         },
-        tag::ERROR => {
-            let elapsed_us = r.u64()?;
-            let kind = r.closed()?;
-            let exception = r.exception()?;
-            let traceback = r.str_capped("traceback", MAX_TRACEBACK)?;
-            Response::Error {
-                elapsed_us,
-                kind,
-                exception,
-                traceback,
-            }
-        }
+        tag::ERROR => Response::Error {
+            elapsed_us,
+            kind: r.closed()?,
+            exception: r.exception()?,
+            traceback: r.str_capped("traceback", MAX_TRACEBACK)?,
+        },
         tag::AWAIT => {
-            let elapsed_us = r.u64()?;
             let n = r.u32()? as usize;
             if n > MAX_LISTED_CALLS {
                 return Err(too_many("awaited calls", n));
