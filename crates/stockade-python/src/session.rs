@@ -53,6 +53,10 @@ fn print_to(target: Option<Py<PyAny>>) -> impl FnMut(PrintStream, &str) + Send +
 
 type Guard<'a> = std::sync::MutexGuard<'a, Option<Session>>;
 
+/// How long a call waits for a cancelled run to end in its own thread: the
+/// run polls its cancellation every 20 ms and then kills its worker.
+const CANCELLED_RUN_ENDS: std::time::Duration = std::time::Duration::from_secs(5);
+
 impl NativeSession {
     /// Wraps a session the host library made (a pool's checkout).
     pub fn from_session(session: Session) -> Self {
@@ -62,15 +66,27 @@ impl NativeSession {
         }
     }
 
-    /// The session, unless it is closed or busy in another thread.
+    /// The session, unless it is closed or busy in another thread. A run
+    /// that was cancelled is still ending in its thread (its worker is
+    /// being killed): that one is waited for, briefly, with the GIL
+    /// released, rather than reported as a second thread.
     fn lock(&self, py: Python<'_>) -> PyResult<Guard<'_>> {
-        let guard = match self.session.try_lock() {
-            Ok(guard) => guard,
-            Err(std::sync::TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
-            Err(std::sync::TryLockError::WouldBlock) => {
-                return Err(pyo3::exceptions::PyRuntimeError::new_err(
-                    "the sandbox is running code in another thread; use one sandbox per thread",
-                ));
+        let waited_from = std::time::Instant::now();
+        let guard = loop {
+            match self.session.try_lock() {
+                Ok(guard) => break guard,
+                Err(std::sync::TryLockError::Poisoned(poisoned)) => break poisoned.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock)
+                    if self.cancelled.load(Ordering::Relaxed)
+                        && waited_from.elapsed() < CANCELLED_RUN_ENDS =>
+                {
+                    py.detach(|| std::thread::sleep(std::time::Duration::from_millis(1)));
+                }
+                Err(std::sync::TryLockError::WouldBlock) => {
+                    return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                        "the sandbox is running code in another thread; use one sandbox per thread",
+                    ));
+                }
             }
         };
         if guard.is_none() {
