@@ -228,6 +228,30 @@ impl<'a> Reader<'a> {
         self.opt(Self::u64)
     }
 
+    /// A list of at most `cap` items: its count, refused past the cap
+    /// before anything is reserved, then each item.
+    pub(crate) fn list<T>(
+        &mut self,
+        cap: usize,
+        what: &'static str,
+        mut each: impl FnMut(&mut Self) -> Result<T, DecodeError>,
+    ) -> Result<Vec<T>, DecodeError> {
+        let at = self.pos;
+        let n = self.u32()? as usize;
+        if n > cap {
+            return Err(DecodeError::Invalid {
+                what,
+                at,
+                detail: format!("{n} exceed the cap of {cap}"),
+            });
+        }
+        let mut items = Vec::with_capacity(n.min(1024));
+        for _ in 0..n {
+            items.push(each(self)?);
+        }
+        Ok(items)
+    }
+
     pub(crate) fn opt_i64(&mut self) -> Result<Option<i64>, DecodeError> {
         self.opt(Self::i64)
     }
@@ -307,6 +331,20 @@ impl<'a> Reader<'a> {
         self.charge_nodes(min_bytes)?;
         self.charge_bytes(min_bytes.saturating_mul(VALUE_SLOT))?;
         Ok(count)
+    }
+
+    /// A sequence's or set's items, each read by `item` one level deeper.
+    fn items(
+        &mut self,
+        depth: u32,
+        item: fn(&mut Self, u32) -> Result<Value, DecodeError>,
+    ) -> Result<Vec<Value>, DecodeError> {
+        let count = self.container_len(depth, 1)?;
+        let mut items = Vec::with_capacity(count);
+        for _ in 0..count {
+            items.push(item(self, depth + 1)?);
+        }
+        Ok(items)
     }
 
     fn hashable(&mut self, depth: u32) -> Result<Value, DecodeError> {
@@ -392,30 +430,10 @@ impl<'a> Reader<'a> {
             tag::FLOAT => Value::Float(f64::from_bits(self.u64()?)),
             tag::STR => Value::Str(self.str()?),
             tag::BYTES => Value::Bytes(self.bytes()?),
-            tag::LIST | tag::TUPLE => {
-                let count = self.container_len(depth, 1)?;
-                let mut items = Vec::with_capacity(count);
-                for _ in 0..count {
-                    items.push(self.value(depth + 1)?);
-                }
-                if t == tag::LIST {
-                    Value::List(items)
-                } else {
-                    Value::Tuple(items)
-                }
-            }
-            tag::SET | tag::FROZENSET => {
-                let count = self.container_len(depth, 1)?;
-                let mut items = Vec::with_capacity(count);
-                for _ in 0..count {
-                    items.push(self.hashable(depth + 1)?);
-                }
-                if t == tag::SET {
-                    Value::Set(items)
-                } else {
-                    Value::FrozenSet(items)
-                }
-            }
+            tag::LIST => Value::List(self.items(depth, Self::value)?),
+            tag::TUPLE => Value::Tuple(self.items(depth, Self::value)?),
+            tag::SET => Value::Set(self.items(depth, Self::hashable)?),
+            tag::FROZENSET => Value::FrozenSet(self.items(depth, Self::hashable)?),
             tag::DICT => {
                 let count = self.container_len(depth, 2)?;
                 let mut pairs = Vec::with_capacity(count);
@@ -565,21 +583,22 @@ impl Writer {
         self.bytes(s.as_bytes())
     }
 
-    pub(crate) fn opt<T>(
+    /// A list of at most `cap` items: its count, then each item.
+    pub(crate) fn list<T>(
         &mut self,
-        value: Option<T>,
-        write: impl FnOnce(&mut Self, T) -> Result<(), EncodeError>,
+        items: &[T],
+        cap: usize,
+        what: &str,
+        mut each: impl FnMut(&mut Self, &T) -> Result<(), EncodeError>,
     ) -> Result<(), EncodeError> {
-        match value {
-            None => {
-                self.bool(false);
-                Ok(())
-            }
-            Some(v) => {
-                self.bool(true);
-                write(self, v)
-            }
+        if items.len() > cap {
+            return Err(EncodeError::Invalid(format!(
+                "{} {what} exceed the cap of {cap}",
+                items.len()
+            )));
         }
+        self.u32(items.len() as u32);
+        items.iter().try_for_each(|item| each(self, item))
     }
 
     pub(crate) fn opt_u64(&mut self, value: Option<u64>) {
@@ -625,6 +644,21 @@ impl Writer {
         self.charge_bytes(slots.saturating_mul(VALUE_SLOT))?;
         self.u8(t);
         self.len32(count)
+    }
+
+    /// A sequence or set: its tag and count, then each item, written by
+    /// `item` one level deeper.
+    fn items(
+        &mut self,
+        t: u8,
+        items: &[Value],
+        depth: u32,
+        item: fn(&mut Self, &Value, u32) -> Result<(), EncodeError>,
+    ) -> Result<(), EncodeError> {
+        self.container(t, items.len(), depth, 1)?;
+        items
+            .iter()
+            .try_for_each(|value| item(self, value, depth + 1))
     }
 
     fn hashable(&mut self, value: &Value, depth: u32) -> Result<(), EncodeError> {
@@ -688,28 +722,10 @@ impl Writer {
                 self.u8(tag::BYTES);
                 self.bytes(b)?;
             }
-            Value::List(items) | Value::Tuple(items) => {
-                let t = if matches!(value, Value::List(_)) {
-                    tag::LIST
-                } else {
-                    tag::TUPLE
-                };
-                self.container(t, items.len(), depth, 1)?;
-                for item in items {
-                    self.value(item, depth + 1)?;
-                }
-            }
-            Value::Set(items) | Value::FrozenSet(items) => {
-                let t = if matches!(value, Value::Set(_)) {
-                    tag::SET
-                } else {
-                    tag::FROZENSET
-                };
-                self.container(t, items.len(), depth, 1)?;
-                for item in items {
-                    self.hashable(item, depth + 1)?;
-                }
-            }
+            Value::List(items) => self.items(tag::LIST, items, depth, Self::value)?,
+            Value::Tuple(items) => self.items(tag::TUPLE, items, depth, Self::value)?,
+            Value::Set(items) => self.items(tag::SET, items, depth, Self::hashable)?,
+            Value::FrozenSet(items) => self.items(tag::FROZENSET, items, depth, Self::hashable)?,
             Value::Dict(pairs) => {
                 self.container(tag::DICT, pairs.len(), depth, 2)?;
                 for (key, item) in pairs {

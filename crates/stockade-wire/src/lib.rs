@@ -33,8 +33,8 @@ pub use limits::{WireLimits, allocator_headroom, rss_ceiling};
 pub use message::{
     CallOutcome, ConfigureLimits, EngineConfig, ErrorKind, JavaScriptConfig, Language,
     LookupOutcome, MAX_CLOCK_MS, MAX_MODULES, PrintStream, Request, Response, ResponseHead,
-    decode_request, decode_response, encode_request, encode_response, peek_configure_version,
-    peek_response_head,
+    WorkerInfo, decode_request, decode_response, encode_request, encode_response,
+    peek_configure_version, peek_response_head,
 };
 pub use names::UnknownName;
 pub use sandbox::{Layer, SandboxMode, SandboxReport};

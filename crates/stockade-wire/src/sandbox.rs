@@ -83,21 +83,6 @@ impl SandboxReport {
     }
 }
 
-fn write_list<T>(
-    w: &mut Writer,
-    items: &[T],
-    mut each: impl FnMut(&mut Writer, &T) -> Result<(), EncodeError>,
-) -> Result<(), EncodeError> {
-    if items.len() > MAX_ENTRIES {
-        return Err(EncodeError::Invalid(format!(
-            "a sandbox report list of {} entries exceeds {MAX_ENTRIES}",
-            items.len()
-        )));
-    }
-    w.u32(items.len() as u32);
-    items.iter().try_for_each(|item| each(w, item))
-}
-
 fn note(w: &mut Writer, text: &str) -> Result<(), EncodeError> {
     if text.len() > MAX_NOTE {
         return Err(EncodeError::Invalid(format!(
@@ -110,44 +95,38 @@ fn note(w: &mut Writer, text: &str) -> Result<(), EncodeError> {
 
 pub(crate) fn write_report(w: &mut Writer, report: &SandboxReport) -> Result<(), EncodeError> {
     w.closed(report.mode);
-    write_list(w, &report.applied, |w, s| note(w, s))?;
-    write_list(w, &report.missing, |w, (layer, reason)| {
-        note(w, layer)?;
-        note(w, reason)
+    w.list(&report.applied, MAX_ENTRIES, "layers in force", |w, s| {
+        note(w, s)
     })?;
-    write_list(w, &report.extras, |w, s| note(w, s))?;
-    w.opt(report.seccomp_policy, |w, v| {
-        w.u64(v);
-        Ok(())
-    })
-}
-
-fn read_list<T>(
-    r: &mut Reader<'_>,
-    mut each: impl FnMut(&mut Reader<'_>) -> Result<T, DecodeError>,
-) -> Result<Vec<T>, DecodeError> {
-    let count = r.u32()? as usize;
-    if count > MAX_ENTRIES {
-        return Err(DecodeError::Invalid {
-            what: "sandbox report",
-            at: 0,
-            detail: format!("{count} entries exceeds {MAX_ENTRIES}"),
-        });
-    }
-    (0..count).map(|_| each(r)).collect()
+    w.list(
+        &report.missing,
+        MAX_ENTRIES,
+        "missing layers",
+        |w, (layer, reason)| {
+            note(w, layer)?;
+            note(w, reason)
+        },
+    )?;
+    w.list(&report.extras, MAX_ENTRIES, "notes", |w, s| note(w, s))?;
+    w.opt_u64(report.seccomp_policy);
+    Ok(())
 }
 
 pub(crate) fn read_report(r: &mut Reader<'_>) -> Result<SandboxReport, DecodeError> {
     let mode = r.closed()?;
-    let applied = read_list(r, |r| r.str_capped("sandbox layer", MAX_NOTE))?;
-    let missing = read_list(r, |r| {
+    let applied = r.list(MAX_ENTRIES, "sandbox report", |r| {
+        r.str_capped("sandbox layer", MAX_NOTE)
+    })?;
+    let missing = r.list(MAX_ENTRIES, "sandbox report", |r| {
         Ok((
             r.str_capped("sandbox layer", MAX_NOTE)?,
             r.str_capped("sandbox reason", MAX_NOTE)?,
         ))
     })?;
-    let extras = read_list(r, |r| r.str_capped("sandbox note", MAX_NOTE))?;
-    let seccomp_policy = r.opt(Reader::u64)?;
+    let extras = r.list(MAX_ENTRIES, "sandbox report", |r| {
+        r.str_capped("sandbox note", MAX_NOTE)
+    })?;
+    let seccomp_policy = r.opt_u64()?;
     Ok(SandboxReport {
         mode,
         applied,

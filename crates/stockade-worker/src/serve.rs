@@ -4,7 +4,7 @@
 use stockade_sandbox::{Report, SandboxConfig};
 use stockade_wire::{
     ConfigureLimits, ErrorKind, GuestException, PROTOCOL_VERSION, Request, Response, SandboxMode,
-    SandboxReport, WireLimits, WorkerExit, check_protocol_version, decode_request,
+    SandboxReport, WireLimits, WorkerExit, WorkerInfo, check_protocol_version, decode_request,
     peek_configure_version,
 };
 
@@ -181,12 +181,12 @@ pub fn serve(configured: Configured) -> i32 {
         ),
         None => alloc::mark_baseline(),
     }
-    link.out.send_or_exit(&Response::Ready {
+    link.out.send_or_exit(&Response::Ready(WorkerInfo {
         protocol_version: PROTOCOL_VERSION,
         worker_version: env!("CARGO_PKG_VERSION").into(),
         engine: engine.name(),
         sandbox,
-    });
+    }));
     let link: SharedLink = Rc::new(RefCell::new(link));
 
     loop {

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use stockade_wire::{
     CallOutcome, ConfigureLimits, EngineConfig, ErrorKind, Language, LookupOutcome,
     MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION, Request, Response, SandboxMode, Value,
-    WireLimits, decode_response, encode_request, read_frame,
+    WireLimits, WorkerInfo, decode_response, encode_request, read_frame,
 };
 
 struct Worker {
@@ -65,7 +65,7 @@ impl Worker {
     fn ready(limits: ConfigureLimits) -> Self {
         let mut worker = Self::spawn();
         worker.send(&configure(PROTOCOL_VERSION, Language::Python, limits));
-        assert!(matches!(worker.recv(), Response::Ready { .. }));
+        assert!(matches!(worker.recv(), Response::Ready(_)));
         worker
     }
 
@@ -199,7 +199,7 @@ fn a_javascript_worker_answers_ready() {
     let mut worker = Worker::spawn();
     worker.send(&configure(PROTOCOL_VERSION, Language::JavaScript, limits()));
     assert!(
-        matches!(worker.recv(), Response::Ready { engine, .. } if engine.starts_with("javascript"))
+        matches!(worker.recv(), Response::Ready(WorkerInfo { engine, .. }) if engine.starts_with("javascript"))
     );
     worker.send(&Request::Feed {
         code: "6 * 7".into(),
@@ -449,7 +449,7 @@ fn output_only_inputs_are_refused_and_the_session_lives() {
     for language in [Language::Python, Language::JavaScript] {
         let mut worker = Worker::spawn();
         worker.send(&configure(PROTOCOL_VERSION, language, limits()));
-        assert!(matches!(worker.recv(), Response::Ready { .. }));
+        assert!(matches!(worker.recv(), Response::Ready(_)));
         worker.send(&Request::Feed {
             code: "x".into(),
             inputs: vec![(

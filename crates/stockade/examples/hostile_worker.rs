@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use stockade_wire::{
     CallOutcome, PrintStream, Request, Response, SandboxMode, SandboxReport, Value, WireLimits,
-    decode_request, encode_response, read_frame,
+    WorkerInfo, decode_request, encode_response, read_frame,
 };
 
 fn main() {
@@ -56,7 +56,7 @@ fn main() {
     let Some(Request::Configure { .. }) = read() else {
         return;
     };
-    send(&Response::Ready {
+    send(&Response::Ready(WorkerInfo {
         protocol_version: 1,
         worker_version: "hostile".into(),
         engine: format!("hostile ({mode})"),
@@ -67,7 +67,7 @@ fn main() {
             extras: vec![],
             seccomp_policy: None,
         },
-    });
+    }));
     let mut feeds = 0;
     while let Some(request) = read() {
         let Request::Feed { .. } = request else {

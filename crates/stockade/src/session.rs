@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use stockade_wire::{
-    PrintStream, Request, Response, ResponseHead, SandboxReport, Value, WireLimits, encode_request,
+    PrintStream, Request, Response, ResponseHead, Value, WireLimits, encode_request,
 };
 
 use crate::error::Error;
@@ -33,14 +33,7 @@ type PrintFn = dyn FnMut(PrintStream, &str) + Send;
 type InterruptFn = dyn FnMut() -> bool + Send;
 
 /// What the worker said about itself in Ready.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WorkerInfo {
-    pub protocol_version: u32,
-    pub worker_version: String,
-    pub engine: String,
-    /// Which OS sandbox layers are in force in the worker.
-    pub sandbox: SandboxReport,
-}
+pub use stockade_wire::WorkerInfo;
 
 /// Limits of one run, tighter than the session's own (a larger value than
 /// the session's is held to the session's).

@@ -7,7 +7,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use stockade::{Error, Language, Session, SessionOptions, TimeLimit, Value};
-use stockade_wire::{Response, SandboxMode, SandboxReport, WireLimits, encode_response};
+use stockade_wire::{
+    Response, SandboxMode, SandboxReport, WireLimits, WorkerInfo, encode_response,
+};
 
 static FAKES: AtomicUsize = AtomicUsize::new(0);
 
@@ -37,7 +39,7 @@ fn frame(response: &Response) -> Vec<u8> {
 }
 
 fn ready() -> Vec<u8> {
-    frame(&Response::Ready {
+    frame(&Response::Ready(WorkerInfo {
         protocol_version: 1,
         worker_version: "fake".into(),
         engine: "fake".into(),
@@ -48,7 +50,7 @@ fn ready() -> Vec<u8> {
             extras: vec![],
             seccomp_policy: None,
         },
-    })
+    }))
 }
 
 fn options(worker: PathBuf) -> SessionOptions {
@@ -282,7 +284,7 @@ fn the_supervisor_kills_a_worker_with_too_many_threads() {
 
 #[test]
 fn a_worker_claiming_seccomp_without_it_on_every_thread_is_refused() {
-    let mut claims = Response::Ready {
+    let mut claims = Response::Ready(WorkerInfo {
         protocol_version: 1,
         worker_version: "fake".into(),
         engine: "fake".into(),
@@ -293,7 +295,7 @@ fn a_worker_claiming_seccomp_without_it_on_every_thread_is_refused() {
             extras: vec![],
             seccomp_policy: None,
         },
-    };
+    });
     let bytes = frame(&claims);
     match Session::new(options(fake_worker(&bytes, "exec sleep 30"))) {
         Err(Error::Crashed(info)) => {
@@ -301,7 +303,7 @@ fn a_worker_claiming_seccomp_without_it_on_every_thread_is_refused() {
         }
         other => panic!("expected the claim to be caught, got {other:?}"),
     }
-    if let Response::Ready { sandbox, .. } = &mut claims {
+    if let Response::Ready(WorkerInfo { sandbox, .. }) = &mut claims {
         sandbox.applied.clear();
     }
     assert!(Session::new(options(fake_worker(&frame(&claims), "exec sleep 30"))).is_ok());

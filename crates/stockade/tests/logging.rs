@@ -5,7 +5,9 @@ use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
 use stockade::{Language, Session, SessionOptions};
-use stockade_wire::{Response, SandboxMode, SandboxReport, WireLimits, encode_response};
+use stockade_wire::{
+    Response, SandboxMode, SandboxReport, WireLimits, WorkerInfo, encode_response,
+};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Level, Metadata, Subscriber};
@@ -41,12 +43,12 @@ impl Subscriber for Warnings {
 
 fn fake_worker_reporting(report: SandboxReport) -> std::path::PathBuf {
     let ready = encode_response(
-        &Response::Ready {
+        &Response::Ready(WorkerInfo {
             protocol_version: 1,
             worker_version: "fake".into(),
             engine: "fake".into(),
             sandbox: report,
-        },
+        }),
         &WireLimits::default(),
     )
     .unwrap();

@@ -7,7 +7,7 @@ use crate::error::{DecodeError, EncodeError};
 use crate::names::named_set;
 use crate::sandbox::SandboxMode;
 
-use super::{MAX_NAME, count, write_label};
+use super::{MAX_NAME, write_label};
 
 named_set! {
     /// The guest language a worker runs; on the wire it names the engine.
@@ -172,18 +172,10 @@ fn write_javascript_config(w: &mut Writer, c: &JavaScriptConfig) -> Result<(), E
     }
     w.opt_i64(c.frozen_clock_ms);
     w.opt_u64(c.random_seed);
-    if c.modules.len() > MAX_MODULES {
-        return Err(EncodeError::Invalid(format!(
-            "{} modules, more than the {MAX_MODULES} one worker may register",
-            c.modules.len()
-        )));
-    }
-    w.u32(count(c.modules.len(), "modules")?);
-    for (name, source) in &c.modules {
+    w.list(&c.modules, MAX_MODULES, "modules", |w, (name, source)| {
         write_label(w, name, MAX_NAME, "module name")?;
-        w.str(source)?;
-    }
-    Ok(())
+        w.str(source)
+    })
 }
 
 fn read_javascript_config(r: &mut Reader<'_>) -> Result<JavaScriptConfig, DecodeError> {
@@ -205,20 +197,9 @@ fn read_javascript_config(r: &mut Reader<'_>) -> Result<JavaScriptConfig, Decode
         });
     }
     let random_seed = r.opt_u64()?;
-    let at = r.position();
-    let n = r.u32()? as usize;
-    if n > MAX_MODULES {
-        return Err(DecodeError::Invalid {
-            what: "module count",
-            at,
-            detail: format!("{n} exceed the cap of {MAX_MODULES}"),
-        });
-    }
-    let mut modules = Vec::with_capacity(n.min(64));
-    for _ in 0..n {
-        let name = r.str_capped("module name", MAX_NAME)?;
-        modules.push((name, r.str()?));
-    }
+    let modules = r.list(MAX_MODULES, "module count", |r| {
+        Ok((r.str_capped("module name", MAX_NAME)?, r.str()?))
+    })?;
     Ok(JavaScriptConfig {
         max_heap_size,
         max_buffer_bytes,

@@ -14,7 +14,7 @@ pub use request::{
     CallOutcome, LookupOutcome, Request, decode_request, encode_request, peek_configure_version,
 };
 pub use response::{
-    ErrorKind, PrintStream, Response, ResponseHead, decode_response, encode_response,
+    ErrorKind, PrintStream, Response, ResponseHead, WorkerInfo, decode_response, encode_response,
     peek_response_head,
 };
 
@@ -110,23 +110,6 @@ pub(crate) fn read_named_values(r: &mut Reader<'_>) -> Result<Vec<(String, Value
         pairs.push((name, value));
     }
     Ok(pairs)
-}
-
-pub(crate) fn count(len: usize, what: &str) -> Result<u32, EncodeError> {
-    if len > MAX_LISTED_CALLS {
-        return Err(EncodeError::Invalid(format!(
-            "{len} {what} exceed the cap of {MAX_LISTED_CALLS}"
-        )));
-    }
-    Ok(len as u32)
-}
-
-pub(crate) fn too_many(what: &'static str, n: usize) -> DecodeError {
-    DecodeError::Invalid {
-        what,
-        at: 0,
-        detail: format!("{n} exceed the cap of {MAX_LISTED_CALLS}"),
-    }
 }
 
 pub(crate) fn check_payload(payload: &[u8], limits: &WireLimits) -> Result<(), DecodeError> {

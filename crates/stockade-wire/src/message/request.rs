@@ -10,8 +10,8 @@ use crate::value::Value;
 
 use super::configure::{self, ConfigureLimits, EngineConfig};
 use super::{
-    MAX_LABEL, MAX_LISTED_CALLS, MAX_NAME, check_payload, count, finish_frame, read_named_values,
-    start_frame, tag, too_many, write_label, write_named_values,
+    MAX_LABEL, MAX_LISTED_CALLS, MAX_NAME, check_payload, finish_frame, read_named_values,
+    start_frame, tag, write_label, write_named_values,
 };
 
 /// The host's answer to a host function call.
@@ -160,21 +160,24 @@ pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>,
         } => {
             w.str(code)?;
             write_named_values(&mut w, inputs)?;
-            w.u32(count(functions.len(), "host functions")?);
-            for name in functions {
-                write_label(&mut w, name, MAX_NAME, "function name")?;
-            }
+            w.list(functions, MAX_LISTED_CALLS, "host functions", |w, name| {
+                write_label(w, name, MAX_NAME, "function name")
+            })?;
         }
         Request::Resume { call_id, outcome } => {
             w.u32(*call_id);
             write_call_outcome(&mut w, outcome)?;
         }
         Request::Resolve { results } => {
-            w.u32(count(results.len(), "resolved calls")?);
-            for (call_id, outcome) in results {
-                w.u32(*call_id);
-                write_call_outcome(&mut w, outcome)?;
-            }
+            w.list(
+                results,
+                MAX_LISTED_CALLS,
+                "resolved calls",
+                |w, (call_id, outcome)| {
+                    w.u32(*call_id);
+                    write_call_outcome(w, outcome)
+                },
+            )?;
         }
         Request::LookupReply(outcome) => match outcome {
             LookupOutcome::Value(value) => {
@@ -212,31 +215,25 @@ pub fn decode_request(payload: &[u8], limits: &WireLimits) -> Result<Request, De
             let protocol_version = r.u32()?;
             let package_version = r.str_capped("package version", MAX_LABEL)?;
             let (language, sandbox, limits) = configure::read_setup(&mut r)?;
-            let engine = configure::read_engine_config(&mut r, language)?;
+            // In wire order: the engine's configuration, then the fingerprint.
             Request::Configure {
+                engine: configure::read_engine_config(&mut r, language)?,
+                verified_seccomp: r.opt_u64()?,
                 protocol_version,
                 package_version,
-                engine,
                 sandbox,
                 limits,
-                verified_seccomp: r.opt_u64()?,
             }
         }
         tag::FEED => {
             let code = r.str()?;
             let inputs = read_named_values(&mut r)?;
-            let n = r.u32()? as usize;
-            if n > MAX_LISTED_CALLS {
-                return Err(too_many("host functions", n));
-            }
-            let mut functions = Vec::with_capacity(n.min(1024));
-            for _ in 0..n {
-                functions.push(r.str_capped("function name", MAX_NAME)?);
-            }
             Request::Feed {
                 code,
                 inputs,
-                functions,
+                functions: r.list(MAX_LISTED_CALLS, "host functions", |r| {
+                    r.str_capped("function name", MAX_NAME)
+                })?,
             }
         }
         tag::RESUME => {
@@ -244,18 +241,11 @@ pub fn decode_request(payload: &[u8], limits: &WireLimits) -> Result<Request, De
             let outcome = read_call_outcome(&mut r)?;
             Request::Resume { call_id, outcome }
         }
-        tag::RESOLVE => {
-            let n = r.u32()? as usize;
-            if n > MAX_LISTED_CALLS {
-                return Err(too_many("resolved calls", n));
-            }
-            let mut results = Vec::with_capacity(n.min(1024));
-            for _ in 0..n {
-                let call_id = r.u32()?;
-                results.push((call_id, read_call_outcome(&mut r)?));
-            }
-            Request::Resolve { results }
-        }
+        tag::RESOLVE => Request::Resolve {
+            results: r.list(MAX_LISTED_CALLS, "resolved calls", |r| {
+                Ok((r.u32()?, read_call_outcome(r)?))
+            })?,
+        },
         tag::LOOKUP_REPLY => Request::LookupReply(
             match r.code("lookup outcome", |code| (code <= 3).then_some(code))? {
                 0 => LookupOutcome::Value(r.root_value()?),

@@ -10,8 +10,8 @@ use crate::sandbox::{SandboxReport, read_report, write_report};
 use crate::value::Value;
 
 use super::{
-    MAX_FATAL, MAX_LABEL, MAX_LISTED_CALLS, MAX_NAME, check_payload, count, finish_frame,
-    read_named_values, start_frame, tag, too_many, write_label, write_named_values,
+    MAX_FATAL, MAX_LABEL, MAX_LISTED_CALLS, MAX_NAME, check_payload, finish_frame,
+    read_named_values, start_frame, tag, write_label, write_named_values,
 };
 
 /// Output stream of a Print message.
@@ -73,16 +73,21 @@ impl Code for ErrorKind {
     }
 }
 
+/// What a worker says about itself in Ready.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerInfo {
+    pub protocol_version: u32,
+    pub worker_version: String,
+    pub engine: String,
+    /// Which OS sandbox layers are in force in the worker.
+    pub sandbox: SandboxReport,
+}
+
 /// A message from the worker to the parent.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Response {
     /// Configure was accepted; the worker is ready for Feed.
-    Ready {
-        protocol_version: u32,
-        worker_version: String,
-        engine: String,
-        sandbox: SandboxReport,
-    },
+    Ready(WorkerInfo),
     /// Guest output, in order, between the turn's other messages.
     Print { stream: PrintStream, text: String },
     /// The guest called a host function; the parent answers with Resume.
@@ -135,7 +140,7 @@ impl Response {
 
     fn tag(&self) -> u8 {
         match self {
-            Response::Ready { .. } => tag::READY,
+            Response::Ready(_) => tag::READY,
             Response::Print { .. } => tag::PRINT,
             Response::Call { .. } => tag::CALL,
             Response::Lookup { .. } => tag::LOOKUP,
@@ -149,7 +154,7 @@ impl Response {
     /// The message's name, for reports of what arrived out of turn.
     pub fn name(&self) -> &'static str {
         match self {
-            Response::Ready { .. } => "Ready",
+            Response::Ready(_) => "Ready",
             Response::Print { .. } => "Print",
             Response::Call { .. } => "Call",
             Response::Lookup { .. } => "Lookup",
@@ -221,16 +226,11 @@ pub fn encode_response(response: &Response, limits: &WireLimits) -> Result<Vec<u
         w.u64(elapsed_us);
     }
     match response {
-        Response::Ready {
-            protocol_version,
-            worker_version,
-            engine,
-            sandbox,
-        } => {
-            w.u32(*protocol_version);
-            write_label(&mut w, worker_version, MAX_LABEL, "worker version")?;
-            write_label(&mut w, engine, MAX_LABEL, "engine")?;
-            write_report(&mut w, sandbox)?;
+        Response::Ready(info) => {
+            w.u32(info.protocol_version);
+            write_label(&mut w, &info.worker_version, MAX_LABEL, "worker version")?;
+            write_label(&mut w, &info.engine, MAX_LABEL, "engine")?;
+            write_report(&mut w, &info.sandbox)?;
         }
         Response::Print { stream, text } => {
             w.closed(*stream);
@@ -267,10 +267,10 @@ pub fn encode_response(response: &Response, limits: &WireLimits) -> Result<Vec<u
             write_label(&mut w, traceback, MAX_TRACEBACK, "traceback")?;
         }
         Response::Await { call_ids, .. } => {
-            w.u32(count(call_ids.len(), "awaited calls")?);
-            for id in call_ids {
+            w.list(call_ids, MAX_LISTED_CALLS, "awaited calls", |w, id| {
                 w.u32(*id);
-            }
+                Ok(())
+            })?
         }
         Response::Fatal { message } => write_label(&mut w, message, MAX_FATAL, "fatal message")?,
     }
@@ -287,12 +287,12 @@ pub fn decode_response(payload: &[u8], limits: &WireLimits) -> Result<Response, 
         _ => 0,
     };
     let response = match t {
-        tag::READY => Response::Ready {
+        tag::READY => Response::Ready(WorkerInfo {
             protocol_version: r.u32()?,
             worker_version: r.str_capped("worker version", MAX_LABEL)?,
             engine: r.str_capped("engine", MAX_LABEL)?,
             sandbox: read_report(&mut r)?,
-        },
+        }),
         tag::PRINT => Response::Print {
             stream: r.closed()?,
             text: r.str()?,
@@ -327,20 +327,10 @@ pub fn decode_response(payload: &[u8], limits: &WireLimits) -> Result<Response, 
             exception: r.exception()?,
             traceback: r.str_capped("traceback", MAX_TRACEBACK)?,
         },
-        tag::AWAIT => {
-            let n = r.u32()? as usize;
-            if n > MAX_LISTED_CALLS {
-                return Err(too_many("awaited calls", n));
-            }
-            let mut call_ids = Vec::with_capacity(n.min(1024));
-            for _ in 0..n {
-                call_ids.push(r.u32()?);
-            }
-            Response::Await {
-                elapsed_us,
-                call_ids,
-            }
-        }
+        tag::AWAIT => Response::Await {
+            elapsed_us,
+            call_ids: r.list(MAX_LISTED_CALLS, "awaited calls", Reader::u32)?,
+        },
         tag::FATAL => Response::Fatal {
             message: r.str_capped("fatal message", MAX_FATAL)?,
         },

@@ -180,13 +180,9 @@ impl Session {
             }
         };
         match reply {
-            Response::Ready {
-                protocol_version,
-                worker_version,
-                engine,
-                sandbox,
-            } => {
-                remember_seccomp(&sandbox);
+            Response::Ready(info) => {
+                let sandbox = &info.sandbox;
+                remember_seccomp(sandbox);
                 if sandbox.mode == SandboxMode::Auto && !sandbox.missing.is_empty() {
                     let missing: Vec<String> = sandbox
                         .missing
@@ -199,12 +195,7 @@ impl Session {
                         missing.join("; ")
                     );
                 }
-                self.info = WorkerInfo {
-                    protocol_version,
-                    worker_version,
-                    engine,
-                    sandbox,
-                };
+                self.info = info;
                 Ok(())
             }
             Response::Fatal { message } => {
