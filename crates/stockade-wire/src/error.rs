@@ -5,6 +5,7 @@ use thiserror::Error;
 /// Why a frame or value could not be decoded. Every variant names the bound
 /// or rule that was broken, and the offset where the decoder stood.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum DecodeError {
     #[error("frame of {len} bytes exceeds the {max}-byte frame limit")]
     FrameTooLarge { len: u64, max: usize },
@@ -44,6 +45,7 @@ pub enum DecodeError {
 
 /// Why a value or message could not be encoded.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum EncodeError {
     #[error("encoded frame would exceed the {max}-byte frame limit")]
     FrameTooLarge { max: usize },
