@@ -13,8 +13,8 @@ use stockade_wire::{CallOutcome, ErrorKind, GuestException, Value};
 
 use super::heap::HeapMeter;
 use super::values::{Refused, from_wire, to_wire};
-use crate::engine::SharedLink;
-use crate::link::Interrupt;
+use stockade_worker_core::engine::SharedLink;
+use stockade_worker_core::link::Interrupt;
 
 /// Guest execution time: runs only while guest code runs, never while a
 /// host function answers or between feeds.
@@ -91,7 +91,7 @@ impl Bridge {
     }
 
     pub fn elapsed_us(&self) -> u64 {
-        crate::engine::micros(self.clock.elapsed())
+        stockade_worker_core::engine::micros(self.clock.elapsed())
     }
 
     pub fn link(&self) -> Option<SharedLink> {

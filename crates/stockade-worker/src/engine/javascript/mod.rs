@@ -23,7 +23,7 @@ use self::bridge::{Bridge, host_function};
 use self::heap::{HeapMeter, MeteredAllocator};
 use self::modules::HostModules;
 use self::values::{Refused, from_wire, show, to_wire};
-use super::{Closed, Engine, Feed, SharedLink, micros};
+use stockade_worker_core::engine::{Closed, Engine, Feed, SharedLink, micros};
 
 /// Native stack the interpreter may use before it throws a RangeError,
 /// unless Configure says otherwise.
@@ -43,7 +43,7 @@ const STRICT: &str = include_str!("js/strict.js");
 #[derive(Debug)]
 pub struct Prepared(pub JavaScriptConfig);
 
-impl super::Prepared for Prepared {
+impl stockade_worker_core::engine::Prepared for Prepared {
     fn start(self: Box<Self>, limits: &ConfigureLimits) -> Result<Box<dyn Engine>, String> {
         JavaScriptEngine::new(limits, &self.0)
             .map(|engine| Box::new(engine) as Box<dyn Engine>)

@@ -18,14 +18,14 @@ mod values;
 
 use self::suspend::on_os_call;
 use self::values::{exception, from_wire, to_wire};
-use super::{Closed, Engine, Feed, SharedLink, micros};
-use crate::link::Link;
+use stockade_worker_core::engine::{Closed, Engine, Feed, SharedLink, micros};
+use stockade_worker_core::link::Link;
 
 /// Monty needs nothing from outside the sandbox.
 #[derive(Debug)]
 pub struct Prepared;
 
-impl super::Prepared for Prepared {
+impl stockade_worker_core::engine::Prepared for Prepared {
     fn start(self: Box<Self>, limits: &ConfigureLimits) -> Result<Box<dyn Engine>, String> {
         Ok(Box::new(PythonEngine::new(limits)))
     }

@@ -6,9 +6,9 @@ use std::borrow::Cow;
 use monty_types::{MontyException, PrintWriterCallback};
 use stockade_wire::PrintStream;
 
-use crate::link::Link;
-use crate::out::Out;
-use crate::print::Printer;
+use stockade_worker_core::link::Link;
+use stockade_worker_core::out::Out;
+use stockade_worker_core::print::Printer;
 
 /// The print target handed to the interpreter for one step of a feed.
 #[derive(Debug)]

@@ -14,8 +14,8 @@ use stockade_wire::{CallOutcome, LookupOutcome};
 
 use super::values::{from_wire, to_wire};
 use super::{PythonEngine, Step, host_result, print, runtime_error};
-use crate::engine::Closed;
-use crate::link::{Interrupt, Link};
+use stockade_worker_core::engine::Closed;
+use stockade_worker_core::link::{Interrupt, Link};
 
 /// Where monty goes after a suspension, or the feed's end.
 type Resumed = Result<ReplProgress, Box<ReplStartError>>;

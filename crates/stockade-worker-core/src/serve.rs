@@ -8,11 +8,12 @@ use stockade_wire::{
     peek_configure_version,
 };
 
-use crate::alloc;
+use crate::Worker;
+use crate::alloc::CappedAllocator;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::engine::{self, Engine, Feed, Prepared, SharedLink};
+use crate::engine::{Engine, Feed, Prepared, SharedLink};
 use crate::link::{Incoming, Link};
 use crate::print::Printer;
 use crate::watchdog::Watchdog;
@@ -28,6 +29,7 @@ fn fatal(link: &mut Link, exit: WorkerExit, message: String) -> i32 {
 /// start its engine on the session thread.
 pub struct Configured {
     link: Link,
+    allocator: &'static CappedAllocator,
     engine: Box<dyn Prepared>,
     limits: ConfigureLimits,
     sandbox: SandboxReport,
@@ -55,7 +57,7 @@ fn wire_report(mode: SandboxMode, report: Report) -> SandboxReport {
 /// Runs on the main thread while the process has no other: reads
 /// Configure, checks the version and language, and applies the sandbox.
 /// On failure returns the exit status, after sending Fatal.
-pub fn configure() -> Result<Configured, i32> {
+pub fn configure(worker: Worker) -> Result<Configured, i32> {
     let limits = WireLimits::default();
     let mut link = match Link::stdio(limits) {
         Ok(link) => link,
@@ -104,7 +106,7 @@ pub fn configure() -> Result<Configured, i32> {
     };
     // What must be opened before the sandbox closes the filesystem: the
     // engine's own needs, and the watchdog's view of /proc.
-    let engine = match engine::prepare(engine) {
+    let engine = match (worker.prepare)(engine) {
         Ok(prepared) => prepared,
         Err(err) => return Err(fatal(&mut link, WorkerExit::Config, err)),
     };
@@ -139,6 +141,7 @@ pub fn configure() -> Result<Configured, i32> {
     };
     Ok(Configured {
         link,
+        allocator: worker.allocator,
         engine,
         limits: config,
         sandbox,
@@ -150,6 +153,7 @@ pub fn configure() -> Result<Configured, i32> {
 pub fn serve(configured: Configured) -> i32 {
     let Configured {
         mut link,
+        allocator,
         engine,
         limits: config,
         sandbox,
@@ -175,11 +179,11 @@ pub fn serve(configured: Configured) -> i32 {
         config.max_output_bytes,
     );
     match config.max_memory {
-        Some(max) => alloc::arm(
+        Some(max) => allocator.arm(
             usize::try_from(max.saturating_add(stockade_wire::allocator_headroom(max)))
                 .unwrap_or(usize::MAX),
         ),
-        None => alloc::mark_baseline(),
+        None => allocator.mark_baseline(),
     }
     link.out.send_or_exit(&Response::Ready(WorkerInfo {
         protocol_version: PROTOCOL_VERSION,

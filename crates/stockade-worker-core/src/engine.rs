@@ -1,0 +1,68 @@
+//! The engine seam: what the serve loop needs from a guest language. An
+//! engine starts in two halves: its `prepare` runs on the main thread
+//! before the sandbox locks (an engine that must open files, such as a
+//! standard library, does it then), and `Prepared::start` on the session
+//! thread after it. Each worker binary brings its engines as a `Prepare`.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use stockade_wire::{ConfigureLimits, EngineConfig, Response, Value};
+
+use crate::link::Link;
+
+/// Prepares the engine a Configure names, on the main thread before the
+/// sandbox; an engine the worker does not have is refused with a message.
+pub type Prepare = fn(EngineConfig) -> Result<Box<dyn Prepared>, String>;
+
+/// An engine between its two halves: prepared, not yet started.
+pub trait Prepared: Send {
+    /// Starts the engine on the session thread, inside the sandbox.
+    fn start(self: Box<Self>, limits: &ConfigureLimits) -> Result<Box<dyn Engine>, String>;
+}
+
+/// A duration in whole microseconds, as replies carry guest time.
+pub fn micros(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
+/// The link, shared with the callbacks an engine hands its interpreter.
+pub type SharedLink = Rc<RefCell<Link>>;
+
+/// One Feed request.
+#[derive(Debug)]
+pub struct Feed {
+    pub code: String,
+    pub inputs: Vec<(String, Value)>,
+    /// Every host function the guest may call.
+    pub functions: Vec<String>,
+}
+
+/// The parent closed the session in the middle of a feed.
+#[derive(Debug)]
+pub struct Closed;
+
+/// A guest language runtime holding one session's state.
+pub trait Engine {
+    /// Runs one snippet after binding `inputs`, answering suspensions through
+    /// `link`, and returns the final reply (Complete or Error).
+    fn feed(&mut self, feed: Feed, link: &SharedLink) -> Result<Response, Closed>;
+
+    /// Runs a trivial snippet outside the session before Ready, so the
+    /// first real feed does not pay for faulting in the interpreter's code
+    /// and first allocations. Leaves no state and no guest time behind.
+    fn warm_up(&mut self) {}
+
+    /// Set when the engine cannot be trusted with another feed (its heap
+    /// ran out): the worker sends Fatal with this message and exits 65
+    /// instead of answering.
+    fn poisoned(&self) -> Option<String> {
+        None
+    }
+
+    /// Guest execution time consumed so far, in microseconds.
+    fn elapsed_us(&self) -> u64;
+
+    /// The engine's name and version, for Ready.
+    fn name(&self) -> String;
+}
