@@ -3,9 +3,11 @@
 //! the worker does, then fires system calls directly and prints one line per
 //! attempt: `<label> ok <return>` or `<label> err <errno>`.
 //!
-//! Usage: `redteam [--cpu SECONDS] [--skip LAYER]... <command> [args]`, where command is
+//! Usage: `redteam [--cpu SECONDS] [--skip LAYER]... [--readable PATH]...
+//! <command> [args]`, where command is
 //! `report`, `fire NAME [PATTERN]` (one call from the kill list, with one
-//! of the junk argument patterns), `denied`, `attacks`,
+//! of the junk argument patterns), `denied`, `attacks`, `files PATH...`
+//! (for each path: read it, list it, write into it, create beside it),
 //! `allowed`, `hold` (wait, so the test can look at the process), `burn`
 //! (spin until RLIMIT_CPU, set with `--cpu SECONDS`, stops it) or
 //! `sweep [LAST]` (every system-call number, each in a fresh sandboxed child).
@@ -354,6 +356,29 @@ fn allowed() {
     );
 }
 
+fn io_outcome<T>(label: &str, path: &str, result: std::io::Result<T>) {
+    match result {
+        Ok(_) => println!("{label} {path} ok 0"),
+        Err(e) => println!("{label} {path} err {}", e.raw_os_error().unwrap_or(0)),
+    }
+}
+
+/// Tries what a guest would do to a path: read it as a file, list it as a
+/// directory, write into it, create a file beside it.
+fn files(path: &str) {
+    io_outcome("read", path, std::fs::read(path));
+    io_outcome("list", path, std::fs::read_dir(path).map(|d| d.count()));
+    io_outcome(
+        "write",
+        path,
+        std::fs::OpenOptions::new().write(true).open(path),
+    );
+    let beside = format!("{path}.stockade-new");
+    io_outcome("create", path, std::fs::write(&beside, b"x"));
+    let inside = std::path::Path::new(path).join("stockade-new");
+    io_outcome("create-in", path, std::fs::write(inside, b"x"));
+}
+
 /// Fires every system-call number from 0 to `last` with zero arguments,
 /// each in a fresh child that applies the production sandbox first, and
 /// prints `<nr> <outcome>`: `ok N`, `err E`, `killed` (SIGSYS), or
@@ -438,6 +463,13 @@ fn main() {
         args.remove(0);
         skip.push(layer);
     }
+    let mut readable = Vec::new();
+    while args.first().map(String::as_str) == Some("--readable") {
+        args.remove(0);
+        if !args.is_empty() {
+            readable.push(std::path::PathBuf::from(args.remove(0)));
+        }
+    }
     let mode = if skip.is_empty() {
         SandboxMode::Require
     } else {
@@ -445,6 +477,7 @@ fn main() {
     };
     let config = SandboxConfig {
         skip,
+        readable,
         ..SandboxConfig::new(mode, Some(cpu_seconds))
     };
     let report = match stockade_sandbox::apply(&config) {
@@ -487,6 +520,7 @@ fn main() {
             std::thread::sleep(std::time::Duration::from_secs(10));
         }
         Some("allowed") => allowed(),
+        Some("files") => args.iter().skip(1).for_each(|p| files(p)),
         other => {
             eprintln!("unknown command {other:?}");
             std::process::exit(2);

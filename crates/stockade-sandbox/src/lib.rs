@@ -4,8 +4,9 @@
 //! The layers run in order, each in its own module: [`rlimits`] and
 //! [`identity`] (no core dumps, not dumpable, nobody when started as root),
 //! [`namespaces`] (user, mount, network and IPC namespaces with an empty,
-//! read-only tmpfs as root), [`identity`] again (no capabilities,
-//! no_new_privs), [`lsm`] (Landlock: no filesystem, no TCP, scoped abstract
+//! read-only tmpfs as root holding only the [`readable`] trees),
+//! [`identity`] again (no capabilities, no_new_privs), [`lsm`] (Landlock:
+//! reading the readable trees and nothing else, no TCP, scoped abstract
 //! sockets and signals), [`seccomp`] (an allow-list filter) and last
 //! [`selftest`], which tries what the layers should stop. [`Requirement`]
 //! decides what a layer that cannot be applied means: a refusal in
@@ -20,6 +21,7 @@
 pub mod identity;
 pub mod lsm;
 pub mod namespaces;
+pub mod readable;
 mod report;
 mod requirement;
 pub mod rlimits;
@@ -28,7 +30,10 @@ pub mod selftest;
 
 pub use report::{Layer, Missing, Report};
 pub use requirement::{Requirement, SandboxError};
+pub use seccomp::FileAccess;
 pub use stockade_wire::SandboxMode;
+
+use std::path::PathBuf;
 
 /// What the sandbox is asked to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,6 +47,9 @@ pub struct SandboxConfig {
     /// A seccomp policy fingerprint a test-fire already verified on this
     /// kernel: when the worker's own matches, its test-fire is skipped.
     pub verified_seccomp: Option<u64>,
+    /// Host directories and files the guest may read, each shown read-only
+    /// at its own absolute path; empty for a worker that needs no files.
+    pub readable: Vec<PathBuf>,
 }
 
 impl SandboxConfig {
@@ -52,6 +60,16 @@ impl SandboxConfig {
             cpu_seconds,
             skip: Vec::new(),
             verified_seccomp: None,
+            readable: Vec::new(),
+        }
+    }
+
+    /// What seccomp lets the worker do with files.
+    pub fn file_access(&self) -> FileAccess {
+        if self.readable.is_empty() {
+            FileAccess::None
+        } else {
+            FileAccess::ReadOnly
         }
     }
 
@@ -70,12 +88,21 @@ pub fn apply(config: &SandboxConfig) -> Result<Report, SandboxError> {
     if config.mode == SandboxMode::Off {
         return Ok(req.into_report());
     }
+    let readable = readable::normalise(&config.readable).map_err(SandboxError::Readable)?;
     rlimits::apply(&mut req, config.cpu_seconds)?;
+    // Started as root, the worker clones the trees now, while it may still
+    // pass directories only root may enter (an interpreter under /root);
+    // once it is nobody it could not. Any other worker clones them inside
+    // its own namespace.
+    let early = (rustix::process::geteuid().is_root()
+        && !readable.is_empty()
+        && config.wants(Layer::Namespaces))
+    .then(|| readable::clone_trees(&readable));
     identity::not_dumpable(&mut req)?;
     identity::become_nobody_if_root(&mut req)?;
     const LEFT_OUT: &str = "left out on purpose";
     if config.wants(Layer::Namespaces) {
-        namespaces::isolate(&mut req)?;
+        namespaces::isolate(&mut req, &readable, early)?;
     } else {
         req.unavailable(Layer::Namespaces, LEFT_OUT)?;
         req.unavailable(Layer::EmptyRoot, LEFT_OUT)?;
@@ -83,7 +110,7 @@ pub fn apply(config: &SandboxConfig) -> Result<Report, SandboxError> {
     identity::drop_capabilities(&mut req)?;
     identity::no_new_privs(&mut req)?;
     if config.wants(Layer::LandlockFilesystem) {
-        lsm::restrict(&mut req)?;
+        lsm::restrict(&mut req, &readable)?;
     } else {
         for layer in [
             Layer::LandlockFilesystem,
@@ -94,10 +121,10 @@ pub fn apply(config: &SandboxConfig) -> Result<Report, SandboxError> {
         }
     }
     if config.wants(Layer::Seccomp) {
-        seccomp::install(&mut req, config.verified_seccomp)?;
+        seccomp::install(&mut req, config.verified_seccomp, config.file_access())?;
     } else {
         req.unavailable(Layer::Seccomp, LEFT_OUT)?;
     }
-    selftest::run(&mut req)?;
+    selftest::run(&mut req, &readable)?;
     Ok(req.into_report())
 }

@@ -1,10 +1,12 @@
-//! Landlock: no filesystem access, no TCP bind or connect, and scoped
-//! abstract UNIX sockets and signals, each as its own ruleset so the report
-//! can say which the kernel enforces.
+//! Landlock: no filesystem access but reading the readable trees, no TCP
+//! bind or connect, and scoped abstract UNIX sockets and signals, each as
+//! its own ruleset so the report can say which the kernel enforces.
+
+use std::path::PathBuf;
 
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, RestrictionStatus, Ruleset, RulesetAttr, RulesetError,
-    RulesetStatus, Scope,
+    ABI, Access, AccessFs, AccessNet, PathBeneath, PathFd, RestrictionStatus, Ruleset, RulesetAttr,
+    RulesetCreatedAttr, RulesetError, RulesetStatus, Scope,
 };
 
 use crate::{Layer, Requirement, SandboxError};
@@ -14,7 +16,7 @@ use crate::{Layer, Requirement, SandboxError};
 /// worker with no files and no sockets needs.
 const TARGET_ABI: ABI = ABI::V7;
 
-fn status(result: Result<RestrictionStatus, RulesetError>) -> Result<(), String> {
+fn status(result: Result<RestrictionStatus, String>) -> Result<(), String> {
     match result {
         Ok(RestrictionStatus {
             ruleset: RulesetStatus::FullyEnforced,
@@ -25,28 +27,46 @@ fn status(result: Result<RestrictionStatus, RulesetError>) -> Result<(), String>
             ..
         }) => Err("only partly enforced by this kernel".into()),
         Ok(_) => Err("not enforced by this kernel".into()),
-        Err(err) => Err(err.to_string()),
+        Err(err) => Err(err),
     }
 }
 
 /// Restricts the calling thread (and its later children) with three
-/// rulesets that grant nothing.
-pub fn restrict(req: &mut Requirement) -> Result<(), SandboxError> {
-    let filesystem = Ruleset::default()
-        .handle_access(AccessFs::from_all(TARGET_ABI))
-        .and_then(|r| r.create())
-        .and_then(|r| r.restrict_self());
+/// rulesets that grant nothing but reading files and listing directories
+/// beneath the `readable` paths.
+pub fn restrict(req: &mut Requirement, readable: &[PathBuf]) -> Result<(), SandboxError> {
+    let filesystem = (|| {
+        let mut ruleset = Ruleset::default()
+            .handle_access(AccessFs::from_all(TARGET_ABI))
+            .and_then(|r| r.create())
+            .map_err(|e| e.to_string())?;
+        for path in readable {
+            // Listing applies to directories only; a file gets reading alone.
+            let read = if path.is_dir() {
+                AccessFs::ReadFile | AccessFs::ReadDir
+            } else {
+                AccessFs::ReadFile.into()
+            };
+            let fd = PathFd::new(path).map_err(|e| e.to_string())?;
+            ruleset = ruleset
+                .add_rule(PathBeneath::new(fd, read))
+                .map_err(|e| format!("cannot allow reading {}: {e}", path.display()))?;
+        }
+        ruleset.restrict_self().map_err(|e| e.to_string())
+    })();
     req.outcome(Layer::LandlockFilesystem, status(filesystem))?;
 
     let network = Ruleset::default()
         .handle_access(AccessNet::from_all(TARGET_ABI))
         .and_then(|r| r.create())
-        .and_then(|r| r.restrict_self());
+        .and_then(|r| r.restrict_self())
+        .map_err(|e: RulesetError| e.to_string());
     req.outcome(Layer::LandlockNetwork, status(network))?;
 
     let scopes = Ruleset::default()
         .scope(Scope::from_all(TARGET_ABI))
         .and_then(|r| r.create())
-        .and_then(|r| r.restrict_self());
+        .and_then(|r| r.restrict_self())
+        .map_err(|e: RulesetError| e.to_string());
     req.outcome(Layer::LandlockScopes, status(scopes))
 }

@@ -1,6 +1,7 @@
-//! User, mount, network and IPC namespaces, and an empty read-only root.
+//! User, mount, network and IPC namespaces, and an empty read-only root
+//! holding only the [`readable`](crate::readable) trees.
 
-use std::ffi::CStr;
+use std::path::PathBuf;
 
 use rustix::fs::Mode;
 use rustix::mount::{
@@ -9,14 +10,21 @@ use rustix::mount::{
 use rustix::process::{DumpableBehavior, chdir, getgid, getuid, pivot_root, set_dumpable_behavior};
 use rustix::thread::{UnshareFlags, unshare_unsafe};
 
-use crate::{Layer, Requirement, SandboxError};
+use crate::{Layer, Requirement, SandboxError, readable};
 
 /// Directories tried, in order, as the mount point of the new root.
 const ROOT_CANDIDATES: &[&str] = &["/tmp", "/mnt", "/dev"];
-const TMPFS_OPTIONS: &CStr = c"size=16k,nr_inodes=16,mode=0500";
+/// Inodes of the empty root beyond the readable trees' mount points.
+const SPARE_INODES: usize = 16;
 
-/// Enters new namespaces and pivots into an empty root.
-pub fn isolate(req: &mut Requirement) -> Result<(), SandboxError> {
+/// Enters new namespaces and pivots into an empty root in which only the
+/// `readable` paths (normalised by [`readable::normalise`]) exist.
+/// `cloned` holds the trees when they were cloned before the namespaces.
+pub fn isolate(
+    req: &mut Requirement,
+    readable: &[PathBuf],
+    cloned: Option<Result<Vec<readable::Tree>, String>>,
+) -> Result<(), SandboxError> {
     let (uid, gid) = (getuid().as_raw(), getgid().as_raw());
     let flags =
         UnshareFlags::NEWUSER | UnshareFlags::NEWNS | UnshareFlags::NEWNET | UnshareFlags::NEWIPC;
@@ -38,7 +46,7 @@ pub fn isolate(req: &mut Requirement) -> Result<(), SandboxError> {
         return req.unavailable(Layer::EmptyRoot, "needs the user namespace's id map");
     }
     req.applied(Layer::Namespaces);
-    match empty_root() {
+    match empty_root(readable, cloned) {
         Ok(()) => {
             req.applied(Layer::EmptyRoot);
             req.note("timezone: UTC (no zone files under the empty root)");
@@ -62,7 +70,10 @@ fn map_ids(uid: u32, gid: u32) -> std::io::Result<()> {
     result
 }
 
-fn empty_root() -> Result<(), String> {
+fn empty_root(
+    readable: &[PathBuf],
+    cloned: Option<Result<Vec<readable::Tree>, String>>,
+) -> Result<(), String> {
     mount_change(
         "/",
         MountPropagationFlags::REC | MountPropagationFlags::PRIVATE,
@@ -72,9 +83,20 @@ fn empty_root() -> Result<(), String> {
         .iter()
         .find(|dir| std::path::Path::new(dir).is_dir())
         .ok_or("no directory to mount the empty root on")?;
+    // Cloned before the tmpfs covers `base`, which may hold one of them.
+    let trees = match cloned {
+        Some(trees) => trees?,
+        None => readable::clone_trees(readable)?,
+    };
     let flags = MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC;
-    mount("stockade", *base, "tmpfs", flags, TMPFS_OPTIONS)
+    let options = std::ffi::CString::new(format!(
+        "size=16k,nr_inodes={},mode=0500",
+        SPARE_INODES + readable::inodes_needed(readable)
+    ))
+    .map_err(|e| e.to_string())?;
+    mount("stockade", *base, "tmpfs", flags, options.as_c_str())
         .map_err(|e| format!("cannot mount a tmpfs: {e}"))?;
+    readable::attach(trees, base)?;
     let old = format!("{base}/old");
     rustix::fs::mkdir(old.as_str(), Mode::RWXU)
         .map_err(|e| format!("cannot make the pivot directory: {e}"))?;

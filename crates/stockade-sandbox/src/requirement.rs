@@ -16,6 +16,9 @@ pub enum SandboxError {
     /// The self-test got through a sandbox that claims to be complete.
     #[error("the sandbox self-test got through: {0}")]
     SelfTestFailed(String),
+    /// A path asked to be readable is unusable (relative, `..`, the root).
+    #[error("{0}")]
+    Readable(String),
 }
 
 /// Collects the outcome of each layer under a mode.

@@ -3,6 +3,7 @@
 //! through refuses the start.
 
 use std::net::{SocketAddr, TcpStream};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::{Layer, Requirement, SandboxError};
@@ -31,8 +32,8 @@ fn probe(name: &'static str, attempt: impl FnOnce() -> Result<String, String>) -
 }
 
 /// Runs every probe. `Ok` from an attempt means it got through.
-pub fn probes() -> Vec<Probe> {
-    vec![
+pub fn probes(readable: &[PathBuf]) -> Vec<Probe> {
+    let mut probes = vec![
         probe("read a file", || {
             std::fs::read("/etc/passwd")
                 .map(|_| "read /etc/passwd".to_owned())
@@ -83,12 +84,22 @@ pub fn probes() -> Vec<Probe> {
                 Err(std::io::Error::last_os_error().to_string())
             }
         }),
-    ]
+    ];
+    // A readable tree is for reading: writing beside what is in it fails.
+    if let Some(tree) = readable.iter().find(|p| p.is_dir()) {
+        probes.push(probe("write into a readable tree", || {
+            let path = tree.join(format!(".stockade-selftest-{}", std::process::id()));
+            std::fs::write(&path, b"x").map_err(|e| e.to_string())?;
+            let _ = std::fs::remove_file(&path);
+            Ok(format!("created {}", path.display()))
+        }));
+    }
+    probes
 }
 
 /// Runs the probes and records the outcome.
-pub fn run(req: &mut Requirement) -> Result<(), SandboxError> {
-    let leaks: Vec<String> = probes()
+pub fn run(req: &mut Requirement, readable: &[PathBuf]) -> Result<(), SandboxError> {
+    let leaks: Vec<String> = probes(readable)
         .into_iter()
         .filter(|p| p.got_through)
         .map(|p| format!("{}: {}", p.name, p.detail))

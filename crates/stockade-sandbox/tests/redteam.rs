@@ -257,3 +257,147 @@ fn core_dumps_are_off() {
         .unwrap();
     assert!(files.contains(" 16 "), "{files}");
 }
+
+/// A host directory to show the guest: `pkg/` (a file, a subdirectory, a
+/// link to /etc/passwd, a link to a sibling) beside `other/`, which is not
+/// shown. World-writable, so that what refuses a write is the sandbox and
+/// not the files' permissions (a worker started as root acts as nobody).
+struct Trees {
+    root: PathBuf,
+}
+
+impl Trees {
+    fn new(name: &str) -> Self {
+        use std::os::unix::fs::{PermissionsExt, symlink};
+        let root = std::env::temp_dir().join(format!("stockade-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("pkg/sub")).unwrap();
+        std::fs::create_dir_all(root.join("other")).unwrap();
+        std::fs::write(root.join("pkg/data.txt"), "shown").unwrap();
+        std::fs::write(root.join("pkg/sub/deep.txt"), "shown").unwrap();
+        std::fs::write(root.join("other/secret.txt"), "not shown").unwrap();
+        symlink("/etc/passwd", root.join("pkg/passwd")).unwrap();
+        symlink("../other/secret.txt", root.join("pkg/sibling")).unwrap();
+        for dir in ["", "pkg", "pkg/sub", "other"] {
+            let mode = std::fs::Permissions::from_mode(0o777);
+            std::fs::set_permissions(root.join(dir), mode).unwrap();
+        }
+        for file in ["pkg/data.txt", "pkg/sub/deep.txt", "other/secret.txt"] {
+            let mode = std::fs::Permissions::from_mode(0o666);
+            std::fs::set_permissions(root.join(file), mode).unwrap();
+        }
+        Trees { root }
+    }
+
+    fn path(&self, rel: &str) -> String {
+        self.root.join(rel).display().to_string()
+    }
+
+    /// Runs `files` on each of `rels` with `pkg/` readable, under `flags`;
+    /// returns "<attempt> <rel>" → outcome.
+    fn attempt(&self, flags: &[&str], rels: &[&str]) -> BTreeMap<String, String> {
+        let pkg = self.path("pkg");
+        let paths: Vec<String> = rels.iter().map(|r| self.path(r)).collect();
+        let mut args: Vec<&str> = flags.to_vec();
+        args.extend(["--readable", pkg.as_str(), "files"]);
+        args.extend(paths.iter().map(String::as_str));
+        let output = redteam(&args);
+        assert!(
+            output.status.success(),
+            "redteam {args:?} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let prefix = format!("{}/", self.root.display());
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|line| {
+                let mut parts = line.splitn(3, ' ');
+                let (what, path, outcome) = (parts.next()?, parts.next()?, parts.next()?);
+                let rel = path.strip_prefix(&prefix).unwrap_or(path);
+                Some((format!("{what} {rel}"), outcome.to_owned()))
+            })
+            .collect()
+    }
+}
+
+impl Drop for Trees {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+#[test]
+fn a_readable_tree_can_be_read_and_listed_but_not_written() {
+    let trees = Trees::new("readable");
+    let results = trees.attempt(&[], &["pkg/data.txt", "pkg/sub/deep.txt", "pkg", "pkg/sub"]);
+    assert_eq!(results["read pkg/data.txt"], "ok 0");
+    assert_eq!(results["read pkg/sub/deep.txt"], "ok 0");
+    assert_eq!(results["list pkg"], "ok 0");
+    assert_eq!(results["list pkg/sub"], "ok 0");
+    for rel in ["pkg/data.txt", "pkg", "pkg/sub"] {
+        for what in ["write", "create", "create-in"] {
+            let outcome = &results[&format!("{what} {rel}")];
+            assert!(outcome.starts_with("err "), "{what} {rel}: {outcome}");
+        }
+    }
+}
+
+#[test]
+fn beside_a_readable_tree_nothing_of_the_host_is_visible() {
+    let trees = Trees::new("beside");
+    let results = trees.attempt(
+        &[],
+        &["other/secret.txt", "other", "pkg/passwd", "pkg/sibling"],
+    );
+    for attempt in [
+        "read other/secret.txt",
+        "list other",
+        "read pkg/passwd",
+        "read pkg/sibling",
+    ] {
+        assert_eq!(results[attempt], "err 2", "{attempt} should find nothing");
+    }
+}
+
+#[test]
+fn without_seccomp_or_landlock_a_readable_tree_is_a_read_only_mount() {
+    let trees = Trees::new("rdonly");
+    let results = trees.attempt(
+        &["--skip", "seccomp", "--skip", "landlock"],
+        &["pkg/data.txt", "pkg"],
+    );
+    assert_eq!(results["read pkg/data.txt"], "ok 0");
+    assert_eq!(results["write pkg/data.txt"], "err 30", "expected EROFS");
+    assert_eq!(results["create-in pkg"], "err 30", "expected EROFS");
+}
+
+#[test]
+fn without_namespaces_landlock_lets_only_the_readable_tree_be_read() {
+    let trees = Trees::new("landlock");
+    let results = trees.attempt(
+        &["--skip", "namespaces", "--skip", "seccomp"],
+        &["pkg/data.txt", "other/secret.txt", "pkg"],
+    );
+    assert_eq!(results["read pkg/data.txt"], "ok 0");
+    assert_eq!(
+        results["read other/secret.txt"], "err 13",
+        "expected EACCES"
+    );
+    assert_eq!(results["write pkg/data.txt"], "err 13", "expected EACCES");
+    assert_eq!(results["create-in pkg"], "err 13", "expected EACCES");
+}
+
+#[test]
+fn with_seccomp_alone_files_open_for_reading_only() {
+    let trees = Trees::new("seccomp-files");
+    let results = trees.attempt(
+        &["--skip", "namespaces", "--skip", "landlock"],
+        &["other/secret.txt", "pkg"],
+    );
+    // Only seccomp stands, so the host file is readable; every way of
+    // writing is refused by the filter itself.
+    assert_eq!(results["read other/secret.txt"], "ok 0");
+    assert_eq!(results["write other/secret.txt"], EPERM);
+    assert_eq!(results["create other/secret.txt"], EPERM);
+    assert_eq!(results["create-in pkg"], EPERM);
+}

@@ -12,7 +12,7 @@
 
 use seccompiler::{BpfProgram, SeccompAction, SeccompFilter, TargetArch, sock_filter};
 
-use super::policy::worker_policy;
+use super::policy::{FileAccess, worker_policy};
 use crate::{Layer, Requirement, SandboxError};
 
 /// The compiled filters, in installation order.
@@ -29,9 +29,9 @@ const ARCH: Option<TargetArch> = Some(TargetArch::x86_64);
 const ARCH: Option<TargetArch> = None;
 
 /// Compiles the worker policy for process `pid`.
-pub fn compile(pid: u32) -> Result<Programs, String> {
+pub fn compile(pid: u32, files: FileAccess) -> Result<Programs, String> {
     let arch = ARCH.ok_or("no measured system-call policy for this architecture")?;
-    let policy = worker_policy(pid).map_err(|e| format!("cannot build the policy: {e}"))?;
+    let policy = worker_policy(pid, files).map_err(|e| format!("cannot build the policy: {e}"))?;
     let build = |rules, mismatch, matched| -> Result<BpfProgram, String> {
         let filter =
             SeccompFilter::new(rules, mismatch, matched, arch).map_err(|e| e.to_string())?;
@@ -172,9 +172,9 @@ impl SeedSource for std::collections::hash_map::RandomState {
 /// Identifies the policy on this kernel: the filters compiled for a
 /// canonical pid (only the pid differs between workers) and the kernel's
 /// release, hashed. Equal fingerprints behave the same under a test-fire.
-pub fn fingerprint() -> Option<u64> {
+pub fn fingerprint(files: FileAccess) -> Option<u64> {
     use std::hash::{Hash, Hasher};
-    let programs = compile(0).ok()?;
+    let programs = compile(0, files).ok()?;
     let release = rustix::system::uname().release().to_bytes().to_vec();
     // FNV-style fixed hashing: the value travels between processes, so it
     // must not depend on a per-process random seed.
@@ -206,12 +206,16 @@ impl std::hash::Hasher for Fnv {
 
 /// The seccomp layer: compile, test-fire (unless the same policy was
 /// verified on this kernel before), install.
-pub fn install(req: &mut Requirement, verified: Option<u64>) -> Result<(), SandboxError> {
-    let programs = match compile(std::process::id()) {
+pub fn install(
+    req: &mut Requirement,
+    verified: Option<u64>,
+    files: FileAccess,
+) -> Result<(), SandboxError> {
+    let programs = match compile(std::process::id(), files) {
         Ok(programs) => programs,
         Err(reason) => return req.unavailable(Layer::Seccomp, reason),
     };
-    let policy = fingerprint();
+    let policy = fingerprint(files);
     let known = policy.is_some() && policy == verified;
     if known {
         req.note("seccomp test-fire skipped: this policy was verified on this kernel before");

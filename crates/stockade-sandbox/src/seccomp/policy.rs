@@ -107,10 +107,57 @@ fn first_is(values: &[u64]) -> Result<Vec<SeccompRule>, BackendError> {
         .collect()
 }
 
+/// What a worker may do with files beyond the descriptors it inherited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileAccess {
+    /// Nothing: no file may be opened, examined or listed.
+    None,
+    /// Files may be opened for reading only, examined and listed; the
+    /// empty root and Landlock decide which exist (the readable trees).
+    ReadOnly,
+}
+
+/// The calls reading a file tree needs, added for [`FileAccess::ReadOnly`].
+#[cfg(target_arch = "x86_64")]
+fn read_only_files(allowed: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), BackendError> {
+    for call in [
+        libc::SYS_newfstatat,
+        libc::SYS_fstat,
+        libc::SYS_statx,
+        libc::SYS_lseek,
+        libc::SYS_getdents64,
+        libc::SYS_readlink,
+        libc::SYS_readlinkat,
+        libc::SYS_access,
+        libc::SYS_faccessat,
+        libc::SYS_faccessat2,
+        libc::SYS_getcwd,
+    ] {
+        allowed.insert(call, Vec::new());
+    }
+    // openat with no write access, no creation, no truncation and no
+    // unnamed temporary file (O_TMPFILE less its O_DIRECTORY bit).
+    let tmpfile = (libc::O_TMPFILE & !libc::O_DIRECTORY) as u64;
+    let writing = (libc::O_ACCMODE | libc::O_CREAT | libc::O_TRUNC) as u64 | tmpfile;
+    allowed.insert(
+        libc::SYS_openat,
+        vec![rule(vec![arg(2, SeccompCmpOp::MaskedEq(writing), 0)?])?],
+    );
+    // Descriptor flags only (close-on-exec, the open mode): not locks,
+    // leases, signals or duplication.
+    allowed.insert(
+        libc::SYS_fcntl,
+        (libc::F_GETFD..=libc::F_GETFL)
+            .map(|cmd| rule(vec![arg(1, SeccompCmpOp::Eq, cmd as u64)?]))
+            .collect::<Result<_, _>>()?,
+    );
+    Ok(())
+}
+
 /// The worker's policy; `pid` is the worker's own process id, the only
 /// target its signal and limit calls may name.
 #[cfg(target_arch = "x86_64")]
-pub fn worker_policy(pid: u32) -> Result<Policy, BackendError> {
+pub fn worker_policy(pid: u32, files: FileAccess) -> Result<Policy, BackendError> {
     let pid = u64::from(pid);
     let namespace_flags = (libc::CLONE_NEWNS
         | libc::CLONE_NEWUSER
@@ -177,6 +224,10 @@ pub fn worker_policy(pid: u32) -> Result<Policy, BackendError> {
         first_is(&[libc::SECCOMP_SET_MODE_FILTER as u64])?,
     );
 
+    if files == FileAccess::ReadOnly {
+        read_only_files(&mut allowed)?;
+    }
+
     Ok(Policy {
         allowed,
         killed: KILLED.iter().map(|&(_, nr)| nr).collect(),
@@ -185,6 +236,6 @@ pub fn worker_policy(pid: u32) -> Result<Policy, BackendError> {
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-pub fn worker_policy(_pid: u32) -> Result<Policy, BackendError> {
+pub fn worker_policy(_pid: u32, _files: FileAccess) -> Result<Policy, BackendError> {
     Err(BackendError::InvalidArgumentNumber)
 }

@@ -1,0 +1,192 @@
+//! Host directories a guest may read (an interpreter's standard library, a
+//! package directory the host chose), shown read-only at their own paths
+//! inside the empty root and nothing else of the host beside them.
+//!
+//! Each tree is cloned with `open_tree` before the empty tmpfs covers the
+//! host (a source under the mount point, such as a directory in /tmp, would
+//! be hidden after), made read-only, nosuid and nodev through all its
+//! submounts with `mount_setattr`, and attached inside the new root with
+//! `move_mount`. Executable mappings stay possible: an interpreter maps its
+//! extension modules from these trees, and seccomp kills `execve` anyway.
+
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::{Component, Path, PathBuf};
+
+use rustix::fs::{CWD, Mode};
+use rustix::mount::{MoveMountFlags, OpenTreeFlags, move_mount, open_tree};
+
+/// One host directory or file, cloned and waiting to be attached.
+#[derive(Debug)]
+pub struct Tree {
+    /// Where the guest finds it: the path the host gave, made absolute.
+    at: PathBuf,
+    is_dir: bool,
+    clone: OwnedFd,
+}
+
+/// The paths to show, in the order they can be attached: absolute, without
+/// `.` or `..`, and without those already inside an earlier one (a tree's
+/// submounts come with it; a mount point cannot be made inside a read-only
+/// tree).
+pub fn normalise(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for path in paths {
+        if !path.is_absolute() {
+            return Err(format!("readable path {} is not absolute", path.display()));
+        }
+        let mut clean = PathBuf::from("/");
+        for component in path.components() {
+            match component {
+                Component::Normal(part) => clean.push(part),
+                Component::RootDir | Component::CurDir => {}
+                Component::ParentDir | Component::Prefix(_) => {
+                    return Err(format!("readable path {} contains '..'", path.display()));
+                }
+            }
+        }
+        if clean == Path::new("/") {
+            return Err("the whole host filesystem cannot be made readable".into());
+        }
+        out.push(clean);
+    }
+    out.sort();
+    out.dedup();
+    let mut kept: Vec<PathBuf> = Vec::new();
+    for path in out {
+        if !kept.iter().any(|outer| path.starts_with(outer)) {
+            kept.push(path);
+        }
+    }
+    Ok(kept)
+}
+
+/// Inodes the tmpfs needs for the mount points of `paths`: one per
+/// directory or file along each.
+pub fn inodes_needed(paths: &[PathBuf]) -> usize {
+    paths.iter().map(|p| p.components().count()).sum()
+}
+
+/// Clones each tree from the host, read-only all the way down, before the
+/// empty root hides it.
+pub fn clone_trees(paths: &[PathBuf]) -> Result<Vec<Tree>, String> {
+    paths
+        .iter()
+        .map(|path| {
+            let is_dir = path
+                .metadata()
+                .map_err(|e| format!("readable path {}: {e}", path.display()))?
+                .is_dir();
+            let clone = open_tree(
+                CWD,
+                path.as_path(),
+                OpenTreeFlags::OPEN_TREE_CLONE
+                    | OpenTreeFlags::OPEN_TREE_CLOEXEC
+                    | OpenTreeFlags::AT_RECURSIVE,
+            )
+            .map_err(|e| format!("cannot clone readable path {}: {e}", path.display()))?;
+            read_only(&clone)
+                .map_err(|e| format!("cannot make {} read-only: {e}", path.display()))?;
+            Ok(Tree {
+                at: path.clone(),
+                is_dir,
+                clone,
+            })
+        })
+        .collect()
+}
+
+/// Sets read-only, nosuid and nodev on a detached tree and every mount in
+/// it. Only adds restrictions, which a user namespace may always do.
+fn read_only(tree: &OwnedFd) -> std::io::Result<()> {
+    let attr = libc::mount_attr {
+        attr_set: libc::MOUNT_ATTR_RDONLY | libc::MOUNT_ATTR_NOSUID | libc::MOUNT_ATTR_NODEV,
+        attr_clr: 0,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    // SAFETY: mount_setattr reads `attr` (alive for the call, its size
+    // passed) and the empty C string; the descriptor is a tree we own.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            tree.as_raw_fd(),
+            c"".as_ptr(),
+            libc::AT_EMPTY_PATH | libc::AT_RECURSIVE,
+            &attr as *const libc::mount_attr,
+            std::mem::size_of::<libc::mount_attr>(),
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// Makes the mount points under the new root's mount `base` and attaches
+/// every tree at its own path.
+pub fn attach(trees: Vec<Tree>, base: &str) -> Result<(), String> {
+    for tree in trees {
+        let target = Path::new(base).join(tree.at.strip_prefix("/").unwrap_or(&tree.at));
+        let made = if tree.is_dir {
+            std::fs::create_dir_all(&target)
+        } else {
+            match target.parent() {
+                Some(parent) => std::fs::create_dir_all(parent),
+                None => Ok(()),
+            }
+            .and_then(|()| {
+                rustix::fs::open(
+                    &target,
+                    rustix::fs::OFlags::CREATE | rustix::fs::OFlags::WRONLY,
+                    Mode::RUSR,
+                )
+                .map(drop)
+                .map_err(std::io::Error::from)
+            })
+        };
+        made.map_err(|e| format!("cannot make the mount point for {}: {e}", tree.at.display()))?;
+        move_mount(
+            &tree.clone,
+            "",
+            CWD,
+            &target,
+            MoveMountFlags::MOVE_MOUNT_F_EMPTY_PATH,
+        )
+        .map_err(|e| format!("cannot attach {}: {e}", tree.at.display()))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nested_and_repeated_paths_are_attached_once() {
+        let paths = [
+            PathBuf::from("/usr/lib/python3.11/lib-dynload"),
+            PathBuf::from("/usr/lib/python3.11"),
+            PathBuf::from("/usr/lib/python3.11/"),
+            PathBuf::from("/opt/site/./packages"),
+        ];
+        assert_eq!(
+            normalise(&paths).unwrap(),
+            vec![
+                PathBuf::from("/opt/site/packages"),
+                PathBuf::from("/usr/lib/python3.11")
+            ]
+        );
+    }
+
+    #[test]
+    fn relative_parent_and_root_paths_are_refused() {
+        for bad in ["lib", "/usr/../etc", "/", "/."] {
+            let err = normalise(&[PathBuf::from(bad)]).unwrap_err();
+            assert!(
+                err.contains("readable path") || err.contains("whole host"),
+                "{err}"
+            );
+        }
+    }
+}
