@@ -2,8 +2,9 @@
 
 /// The protocol version this build speaks. Version 2 carries the engine's
 /// own configuration in Configure (version 1 carried a JavaScript
-/// configuration for every language).
-pub const PROTOCOL_VERSION: u32 = 2;
+/// configuration for every language); version 3 adds the CPython engine
+/// (engine code 2), so a version-2 Configure means the same to it.
+pub const PROTOCOL_VERSION: u32 = 3;
 /// The oldest protocol version a worker of this build still serves.
 pub const MIN_SUPPORTED_PROTOCOL_VERSION: u32 = 2;
 
@@ -33,7 +34,7 @@ mod tests {
     #[test]
     fn version_zero_is_refused_naming_the_range() {
         let err = check_protocol_version(0).unwrap_err();
-        assert!(err.contains("2..=2"), "{err}");
+        assert!(err.contains("2..=3"), "{err}");
         assert!(err.contains("no version declared"), "{err}");
     }
 
@@ -41,5 +42,10 @@ mod tests {
     fn versions_outside_the_range_are_refused() {
         assert!(check_protocol_version(PROTOCOL_VERSION + 1).is_err());
         assert!(check_protocol_version(PROTOCOL_VERSION).is_ok());
+    }
+
+    #[test]
+    fn a_version_2_parent_is_still_served() {
+        assert!(check_protocol_version(2).is_ok());
     }
 }

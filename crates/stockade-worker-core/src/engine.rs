@@ -17,6 +17,13 @@ pub type Prepare = fn(EngineConfig) -> Result<Box<dyn Prepared>, String>;
 
 /// An engine between its two halves: prepared, not yet started.
 pub trait Prepared: Send {
+    /// Host directories the engine reads after the sandbox locks (a
+    /// standard library, package directories), shown to it read-only;
+    /// none for an engine that needs no files.
+    fn readable(&self) -> Vec<std::path::PathBuf> {
+        Vec::new()
+    }
+
     /// Starts the engine on the session thread, inside the sandbox.
     fn start(self: Box<Self>, limits: &ConfigureLimits) -> Result<Box<dyn Engine>, String>;
 }

@@ -10,10 +10,33 @@ use crate::sandbox::SandboxMode;
 use super::{MAX_NAME, write_label};
 
 named_set! {
-    /// The guest language a worker runs; on the wire it names the engine.
-    pub enum Language, named as "language", on the wire as "engine" {
-        Python = "python" => 0,
-        JavaScript = "javascript" => 1,
+    /// The guest language a session runs.
+    pub enum Language, named as "language" {
+        Python = "python",
+        JavaScript = "javascript",
+    }
+}
+
+named_set! {
+    /// The interpreter a worker runs guest code on; on the wire it opens
+    /// Configure's engine configuration.
+    pub enum Interpreter, named as "engine", on the wire as "engine" {
+        /// monty: a Python subset interpreter in the worker binary.
+        Monty = "monty" => 0,
+        /// QuickJS-NG, in the worker binary.
+        QuickJs = "quickjs" => 1,
+        /// The real CPython, with its standard library.
+        CPython = "cpython" => 2,
+    }
+}
+
+impl Interpreter {
+    /// The language the interpreter runs.
+    pub fn language(self) -> Language {
+        match self {
+            Interpreter::Monty | Interpreter::CPython => Language::Python,
+            Interpreter::QuickJs => Language::JavaScript,
+        }
     }
 }
 
@@ -26,17 +49,37 @@ pub enum EngineConfig {
     Python,
     /// JavaScript on QuickJS, and how its world looks.
     JavaScript(JavaScriptConfig),
+    /// Python on CPython, and the package directories it may read.
+    CPython(CPythonConfig),
 }
 
 impl EngineConfig {
-    /// The language the engine runs.
-    pub fn language(&self) -> Language {
+    /// The interpreter the engine runs on.
+    pub fn interpreter(&self) -> Interpreter {
         match self {
-            EngineConfig::Python => Language::Python,
-            EngineConfig::JavaScript(_) => Language::JavaScript,
+            EngineConfig::Python => Interpreter::Monty,
+            EngineConfig::JavaScript(_) => Interpreter::QuickJs,
+            EngineConfig::CPython(_) => Interpreter::CPython,
         }
     }
+
+    /// The language the engine runs.
+    pub fn language(&self) -> Language {
+        self.interpreter().language()
+    }
 }
+
+/// What a CPython worker may read beyond its standard library.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CPythonConfig {
+    /// Package directories shown read-only and put on `sys.path`, in order.
+    pub site_packages: Vec<String>,
+}
+
+/// Most package directories one Configure may name.
+pub const MAX_SITE_PACKAGES: usize = 64;
+/// Longest package directory path, in bytes.
+pub const MAX_PATH: usize = 4096;
 
 /// Limits the worker enforces itself, sent in Configure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,7 +143,7 @@ pub(super) fn write_setup(
     sandbox: SandboxMode,
     l: &ConfigureLimits,
 ) {
-    w.closed(engine.language());
+    w.closed(engine.interpreter());
     w.closed(sandbox);
     w.opt_u64(l.max_duration_us);
     w.opt_u64(l.max_memory);
@@ -111,12 +154,12 @@ pub(super) fn write_setup(
     w.u64(l.max_output_bytes);
 }
 
-/// Reads what `write_setup` wrote: the engine's language, the sandbox mode
-/// and the limits.
+/// Reads what `write_setup` wrote: the interpreter, the sandbox mode and
+/// the limits.
 pub(super) fn read_setup(
     r: &mut Reader<'_>,
-) -> Result<(Language, SandboxMode, ConfigureLimits), DecodeError> {
-    let language = r.closed()?;
+) -> Result<(Interpreter, SandboxMode, ConfigureLimits), DecodeError> {
+    let interpreter = r.closed()?;
     let sandbox = r.closed()?;
     let limits = ConfigureLimits {
         max_duration_us: r.opt_u64()?,
@@ -127,7 +170,7 @@ pub(super) fn read_setup(
         cpu_seconds: r.opt_u64()?,
         max_output_bytes: r.u64()?,
     };
-    Ok((language, sandbox, limits))
+    Ok((interpreter, sandbox, limits))
 }
 
 /// The engine's own configuration: nothing for Python.
@@ -138,16 +181,27 @@ pub(super) fn write_engine_config(
     match engine {
         EngineConfig::Python => Ok(()),
         EngineConfig::JavaScript(config) => write_javascript_config(w, config),
+        EngineConfig::CPython(config) => w.list(
+            &config.site_packages,
+            MAX_SITE_PACKAGES,
+            "site_packages",
+            |w, path| write_label(w, path, MAX_PATH, "site_packages path"),
+        ),
     }
 }
 
 pub(super) fn read_engine_config(
     r: &mut Reader<'_>,
-    language: Language,
+    interpreter: Interpreter,
 ) -> Result<EngineConfig, DecodeError> {
-    Ok(match language {
-        Language::Python => EngineConfig::Python,
-        Language::JavaScript => EngineConfig::JavaScript(read_javascript_config(r)?),
+    Ok(match interpreter {
+        Interpreter::Monty => EngineConfig::Python,
+        Interpreter::QuickJs => EngineConfig::JavaScript(read_javascript_config(r)?),
+        Interpreter::CPython => EngineConfig::CPython(CPythonConfig {
+            site_packages: r.list(MAX_SITE_PACKAGES, "site_packages count", |r| {
+                r.str_capped("site_packages path", MAX_PATH)
+            })?,
+        }),
     })
 }
 

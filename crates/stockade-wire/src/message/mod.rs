@@ -8,7 +8,8 @@ mod request;
 mod response;
 
 pub use configure::{
-    ConfigureLimits, EngineConfig, JavaScriptConfig, Language, MAX_CLOCK_MS, MAX_MODULES,
+    CPythonConfig, ConfigureLimits, EngineConfig, Interpreter, JavaScriptConfig, Language,
+    MAX_CLOCK_MS, MAX_MODULES, MAX_PATH, MAX_SITE_PACKAGES,
 };
 pub use request::{
     CallOutcome, LookupOutcome, Request, decode_request, encode_request, peek_configure_version,

@@ -214,10 +214,10 @@ pub fn decode_request(payload: &[u8], limits: &WireLimits) -> Result<Request, De
         tag::CONFIGURE => {
             let protocol_version = r.u32()?;
             let package_version = r.str_capped("package version", MAX_LABEL)?;
-            let (language, sandbox, limits) = configure::read_setup(&mut r)?;
+            let (interpreter, sandbox, limits) = configure::read_setup(&mut r)?;
             // In wire order: the engine's configuration, then the fingerprint.
             Request::Configure {
-                engine: configure::read_engine_config(&mut r, language)?,
+                engine: configure::read_engine_config(&mut r, interpreter)?,
                 verified_seccomp: r.opt_u64()?,
                 protocol_version,
                 package_version,

@@ -13,5 +13,12 @@ pub fn prepare(config: EngineConfig) -> Result<Box<dyn Prepared>, String> {
     Ok(match config {
         EngineConfig::Python => Box::new(python::Prepared),
         EngineConfig::JavaScript(config) => Box::new(javascript::Prepared(config)),
+        // CPython runs in the interpreter's own process (stockade-cpython).
+        other => {
+            return Err(format!(
+                "this worker binary has no {} engine",
+                other.interpreter()
+            ));
+        }
     })
 }
