@@ -10,7 +10,8 @@
 //! (for each path: read it, list it, write into it, create beside it),
 //! `allowed`, `hold` (wait, so the test can look at the process), `burn`
 //! (spin until RLIMIT_CPU, set with `--cpu SECONDS`, stops it) or
-//! `sweep [LAST]` (every system-call number, each in a fresh sandboxed child).
+//! `sweep [LAST [DIR...]]` (every system-call number, each in a fresh
+//! sandboxed child, with DIRs as readable trees).
 
 use std::ffi::CString;
 
@@ -380,10 +381,11 @@ fn files(path: &str) {
 }
 
 /// Fires every system-call number from 0 to `last` with zero arguments,
-/// each in a fresh child that applies the production sandbox first, and
-/// prints `<nr> <outcome>`: `ok N`, `err E`, `killed` (SIGSYS), or
-/// `ended` (the call ended the child some other way, as exit does).
-fn sweep(last: i64) {
+/// each in a fresh child that applies the production sandbox first (with
+/// `readable` trees, as a CPython worker's), and prints `<nr> <outcome>`:
+/// `ok N`, `err E`, `killed` (SIGSYS), or `ended` (the call ended the
+/// child some other way, as exit does).
+fn sweep(last: i64, readable: Vec<std::path::PathBuf>) {
     for nr in 0..=last {
         let mut fds = [0; 2];
         // SAFETY: pipe(2) fills the two-element array.
@@ -397,8 +399,11 @@ fn sweep(last: i64) {
         if child == 0 {
             // SAFETY: closes the child's copy of the read end.
             unsafe { libc::close(fds[0]) };
-            if stockade_sandbox::apply(&SandboxConfig::new(SandboxMode::Require, Some(10))).is_err()
-            {
+            let config = SandboxConfig {
+                readable: readable.clone(),
+                ..SandboxConfig::new(SandboxMode::Require, Some(10))
+            };
+            if stockade_sandbox::apply(&config).is_err() {
                 // SAFETY: ends the child.
                 unsafe { libc::_exit(78) }
             }
@@ -439,7 +444,12 @@ fn sweep(last: i64) {
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("sweep") {
-        sweep(args.get(1).and_then(|s| s.parse().ok()).unwrap_or(511));
+        // `sweep LAST DIR...`: DIRs are readable trees.
+        let readable = args.iter().skip(2).map(std::path::PathBuf::from).collect();
+        sweep(
+            args.get(1).and_then(|s| s.parse().ok()).unwrap_or(511),
+            readable,
+        );
         return;
     }
     let mut skip = Vec::new();

@@ -17,6 +17,8 @@ pub enum OptionValue {
     Str(String),
     /// Names to texts (JavaScript modules).
     Map(Vec<(String, String)>),
+    /// Texts in order (package directories).
+    List(Vec<String>),
 }
 
 impl OptionValue {
@@ -27,6 +29,7 @@ impl OptionValue {
             OptionValue::Float(_) => "a float",
             OptionValue::Str(_) => "a str",
             OptionValue::Map(_) => "a mapping",
+            OptionValue::List(_) => "a list",
         }
     }
 }
@@ -34,6 +37,9 @@ impl OptionValue {
 /// The names [`SessionOptions::set`] takes.
 pub const SESSION_OPTIONS: &[&str] = &[
     "worker",
+    "engine",
+    "python",
+    "site_packages",
     "sandbox",
     "request_timeout",
     "duration_grace",
@@ -148,6 +154,15 @@ impl SessionOptions {
         let js = &mut self.javascript;
         match key {
             "worker" => self.worker = Some(v.text()?.into()),
+            "engine" => self.engine = Some(v.text()?.parse().map_err(|err| format!("{err}"))?),
+            "python" => self.cpython.python = Some(v.text()?.into()),
+            "site_packages" => match v.value {
+                OptionValue::List(dirs) => {
+                    self.cpython.site_packages = dirs.into_iter().map(Into::into).collect()
+                }
+                OptionValue::Str(dir) => self.cpython.site_packages = vec![dir.into()],
+                _ => return Err(v.wrong("a list of directories")),
+            },
             "sandbox" => self.sandbox = v.text()?.parse().map_err(|err| format!("{err}"))?,
             "request_timeout" => self.request_timeout = v.seconds()?,
             "duration_grace" => self.duration_grace = v.seconds()?,
@@ -228,7 +243,9 @@ mod tests {
         let mut options = SessionOptions::new(Language::JavaScript);
         for key in SESSION_OPTIONS {
             let value = match *key {
-                "worker" => OptionValue::Str("/bin/true".into()),
+                "worker" | "python" => OptionValue::Str("/bin/true".into()),
+                "engine" => OptionValue::Str("quickjs".into()),
+                "site_packages" => OptionValue::List(vec!["/usr".into()]),
                 "sandbox" => OptionValue::Str("require".into()),
                 "redact_host_errors" | "spare" | "strict_eval" | "web_polyfills" => {
                     OptionValue::Bool(true)

@@ -22,12 +22,14 @@
 
 #[cfg(feature = "tokio")]
 mod async_session;
+mod cpython;
 mod error;
 mod host;
 #[cfg(feature = "tokio")]
 mod inflight;
 mod javascript_options;
 mod keyed;
+mod launch;
 mod locate;
 mod options;
 mod pool;
@@ -38,15 +40,23 @@ mod supervisor;
 
 #[cfg(feature = "tokio")]
 pub use async_session::AsyncSession;
+pub use cpython::{
+    CPythonOptions, MIN_VERSION as MIN_PYTHON_VERSION, PythonInterpreter, find_python,
+};
 pub use error::{
     ConfigurationError, ConfigurationKind, CrashInfo, Error, ErrorKind, GuestError, TimeLimit,
 };
 pub use host::{Args, HostError, HostResult, REDACTED};
 pub use javascript_options::{JavaScriptOptions, MAX_STACK_BYTES};
 pub use keyed::{CHECKOUT_OPTIONS, OptionValue, SESSION_OPTIONS};
-pub use locate::{WORKER_ENV, WORKER_NAME, locate_worker};
+pub use launch::BOOT as CPYTHON_BOOT;
+pub use locate::{
+    ENGINE_MODULE_ENV, ENGINE_MODULE_NAME, WORKER_ENV, WORKER_NAME, locate_engine_module,
+    locate_worker,
+};
 pub use options::{
-    Language, Limits, MAX_RESULT_BYTES, SandboxMode, SessionOptions, duration_from_secs,
+    Interpreter, Language, Limits, MAX_RESULT_BYTES, SandboxMode, SessionOptions,
+    duration_from_secs,
 };
 pub use pool::{CheckoutOptions, Pool, PoolOptions, PoolStats};
 pub use session::{RunLimits, Session, WorkerInfo};

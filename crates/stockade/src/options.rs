@@ -4,8 +4,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use stockade_wire::EngineConfig;
-pub use stockade_wire::{Language, SandboxMode};
+pub use stockade_wire::{Interpreter, Language, SandboxMode};
 
+use crate::cpython::CPythonOptions;
 use crate::javascript_options::JavaScriptOptions;
 
 /// Builder methods, each setting one option (the field documents it) and
@@ -77,6 +78,12 @@ impl Default for Limits {
 #[derive(Debug, Clone)]
 pub struct SessionOptions {
     pub language: Language,
+    /// The interpreter guest code runs on: for Python `Monty` (a subset
+    /// interpreter inside the worker binary, the fastest to start) or
+    /// `CPython` (the real interpreter with its standard library); for
+    /// JavaScript only `QuickJs`. `None`: the language's default (monty
+    /// for Python, QuickJS for JavaScript).
+    pub engine: Option<Interpreter>,
     /// How strictly the worker applies its OS sandbox. Default: `Auto`
     /// (every layer the kernel gives, missing ones reported and logged);
     /// use `Require` in production.
@@ -121,6 +128,8 @@ pub struct SessionOptions {
     pub max_result_bytes: u64,
     /// JavaScript-only options (heap, buffers, strict eval, clock, modules...).
     pub javascript: JavaScriptOptions,
+    /// CPython-only options (the interpreter, package directories).
+    pub cpython: CPythonOptions,
     /// Keep one spare worker with these options started in the background,
     /// so that the next `Session::new` with the same worker options takes
     /// it instead of paying a cold start. Default: true.
@@ -132,11 +141,12 @@ pub struct SessionOptions {
 /// only the parent enforces per turn is left out.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct WorkerKey {
-    language: Language,
+    engine: Interpreter,
     sandbox: SandboxMode,
     worker: Option<PathBuf>,
     limits: Limits,
     javascript: JavaScriptOptions,
+    cpython: CPythonOptions,
     cpu_seconds: u64,
     max_threads: u32,
 }
@@ -155,6 +165,7 @@ impl SessionOptions {
     pub fn new(language: Language) -> Self {
         Self {
             language,
+            engine: None,
             sandbox: SandboxMode::Auto,
             worker: None,
             limits: Limits::default(),
@@ -168,6 +179,7 @@ impl SessionOptions {
             redact_host_errors: true,
             max_result_bytes: Self::DEFAULT_MAX_RESULT_BYTES,
             javascript: JavaScriptOptions::default(),
+            cpython: CPythonOptions::default(),
             spare: true,
         }
     }
@@ -191,6 +203,13 @@ impl SessionOptions {
         worker(path: impl Into<PathBuf>) => worker = Some(path.into());
         limits(limits: Limits) => limits = limits;
         javascript(options: JavaScriptOptions) => javascript = options;
+        /// The interpreter guest code runs on (see the field).
+        engine(engine: Interpreter) => engine = Some(engine);
+        cpython(options: CPythonOptions) => cpython = options;
+        /// The Python interpreter of a CPython session.
+        python(path: impl Into<PathBuf>) => cpython.python = Some(path.into());
+        /// Package directories CPython guests may import from, read-only.
+        site_packages(dirs: Vec<PathBuf>) => cpython.site_packages = dirs;
         max_duration(limit: Duration) => limits.max_duration = Some(limit);
         max_memory(bytes: u64) => limits.max_memory = Some(bytes);
         max_recursion_depth(depth: u32) => limits.max_recursion_depth = depth;
@@ -213,12 +232,22 @@ impl SessionOptions {
         self
     }
 
+    /// The interpreter the session runs on: the one asked for, else the
+    /// language's default.
+    pub fn interpreter(&self) -> Interpreter {
+        self.engine.unwrap_or(match self.language {
+            Language::Python => Interpreter::Monty,
+            Language::JavaScript => Interpreter::QuickJs,
+        })
+    }
+
     /// The engine the worker runs and its configuration, as Configure
     /// carries it: the one place a session's options become an engine's.
     pub(crate) fn engine_config(&self) -> Result<EngineConfig, String> {
-        Ok(match self.language {
-            Language::Python => EngineConfig::Python,
-            Language::JavaScript => {
+        Ok(match self.interpreter() {
+            Interpreter::Monty => EngineConfig::Python,
+            Interpreter::CPython => EngineConfig::CPython(self.cpython.to_wire()),
+            Interpreter::QuickJs => {
                 EngineConfig::JavaScript(self.javascript.to_wire(self.limits.max_memory)?)
             }
         })
@@ -226,11 +255,12 @@ impl SessionOptions {
 
     pub(crate) fn worker_key(&self) -> WorkerKey {
         WorkerKey {
-            language: self.language,
+            engine: self.interpreter(),
             sandbox: self.sandbox,
             worker: self.worker.clone(),
             limits: self.limits.clone(),
             javascript: self.javascript.clone(),
+            cpython: self.cpython.clone(),
             cpu_seconds: self.cpu_seconds(),
             max_threads: self.max_threads,
         }
@@ -277,6 +307,20 @@ impl SessionOptions {
                 self.language.name()
             ));
         }
+        let engine = self.interpreter();
+        if engine.language() != self.language {
+            return Err(format!(
+                "engine {engine} runs {} guests, not {}",
+                engine.language(),
+                self.language
+            ));
+        }
+        if engine != Interpreter::CPython && !self.cpython.is_default() {
+            return Err(format!(
+                "python, site_packages and the engine module apply to the cpython engine only, not {engine}"
+            ));
+        }
+        self.cpython.validate()?;
         self.javascript.validate()
     }
 }

@@ -3,7 +3,6 @@
 
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -15,6 +14,7 @@ use stockade_wire::{
     peek_response_head,
 };
 
+use crate::launch::Launch;
 use crate::supervisor::{SupervisionLimits, Supervisor, Violation};
 
 /// How much of the worker's stderr is kept for error reports.
@@ -103,8 +103,9 @@ fn timespec(d: Duration) -> Timespec {
 
 impl WorkerProcess {
     /// Starts the worker with an empty environment and piped stdio.
-    pub(crate) fn spawn(path: &Path, limits: WireLimits) -> std::io::Result<Self> {
-        let mut child = Command::new(path)
+    pub(crate) fn spawn(launch: &Launch, limits: WireLimits) -> std::io::Result<Self> {
+        let mut child = Command::new(&launch.program)
+            .args(&launch.args)
             .env_clear()
             .current_dir("/")
             .stdin(Stdio::piped())

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::error::Error;
-use crate::locate::locate_worker;
+use crate::launch::Launch;
 use crate::options::{SessionOptions, WorkerKey};
 use crate::session::Session;
 
@@ -103,10 +103,9 @@ impl Session {
         if !options.spare || !usable() {
             return Self::start(options);
         }
-        // The spare is matched on the binary actually used, so a change of
+        // The spare is matched on the files actually used, so a change of
         // $STOCKADE_WORKER (or PATH) never hands out an older worker.
-        let worker = locate_worker(options.worker.as_deref())?;
-        let options = options.worker(worker);
+        let options = Launch::resolve(&options)?.pin(options);
         let key = options.worker_key();
         let prestarted = take(&key);
         let session = match prestarted {

@@ -14,7 +14,7 @@ use stockade_wire::{
 use crate::error::{ConfigurationError, ConfigurationKind, Error};
 #[cfg(feature = "tokio")]
 use crate::inflight::Inflight;
-use crate::locate::locate_worker;
+use crate::launch::Launch;
 use crate::options::SessionOptions;
 use crate::process::WorkerProcess;
 use crate::supervisor::{SupervisionLimits, all_threads_filtered, usage};
@@ -45,13 +45,16 @@ impl Session {
     /// Starts a new worker and configures it: a cold start.
     pub(crate) fn start(options: SessionOptions) -> Result<Self, Error> {
         options.validate().map_err(Error::invalid_option)?;
-        let path = locate_worker(options.worker.as_deref())?;
+        let launch = Launch::resolve(&options)?;
         let wire = WireLimits::default();
-        let worker = WorkerProcess::spawn(&path, wire).map_err(|err| {
+        let worker = WorkerProcess::spawn(&launch, wire).map_err(|err| {
             Error::Configuration(
                 ConfigurationError::new(
                     ConfigurationKind::CannotStart,
-                    format!("cannot start the worker {}: {err}", path.display()),
+                    format!(
+                        "cannot start the worker {}: {err}",
+                        launch.program.display()
+                    ),
                 )
                 .caused_by(err),
             )

@@ -1,0 +1,153 @@
+//! Guest time and `max_duration`: a clock that runs while guest code does
+//! (not while the host answers a call), and a timer thread that raises the
+//! time-limit exception in the session thread once the budget is spent.
+//!
+//! CPython checks for an asynchronous exception between bytecodes, so a
+//! guest inside one long C call (a huge `sorted`) sees it only when the call
+//! returns; the host's turn deadline kills the worker if that is too late. A
+//! guest that catches the exception is sent it again every `REFIRE` while
+//! its feed runs on, and the host's deadline still stands behind that.
+
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use pyo3::prelude::*;
+
+/// How often a spent budget is raised again in a guest that caught it.
+const REFIRE: Duration = Duration::from_millis(20);
+
+#[derive(Debug, Default)]
+struct State {
+    /// Guest time before the current run.
+    spent: Duration,
+    /// When the current run started; None while stopped or paused.
+    since: Option<Instant>,
+    /// The session thread's Python thread id, once known.
+    thread: Option<u64>,
+}
+
+impl State {
+    fn elapsed(&self) -> Duration {
+        self.spent + self.since.map_or(Duration::ZERO, |since| since.elapsed())
+    }
+}
+
+/// The session's guest clock, shared with the timer thread.
+#[derive(Debug)]
+pub struct Clock {
+    state: Mutex<State>,
+    changed: Condvar,
+    max: Option<Duration>,
+}
+
+impl Clock {
+    /// A stopped clock; with a budget, a timer thread watches it.
+    pub fn new(max: Option<Duration>, timeout_type: Py<PyAny>) -> Result<Arc<Self>, String> {
+        let clock = Arc::new(Self {
+            state: Mutex::new(State::default()),
+            changed: Condvar::new(),
+            max,
+        });
+        if let Some(max) = max {
+            let watched = Arc::clone(&clock);
+            std::thread::Builder::new()
+                .name("guest-timer".into())
+                .stack_size(128 * 1024)
+                .spawn(move || watched.watch(max, timeout_type))
+                .map_err(|e| format!("cannot start the guest timer: {e}"))?;
+        }
+        Ok(clock)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A poisoned lock only means a panic elsewhere; the state is plain data.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Guest time so far.
+    pub fn elapsed(&self) -> Duration {
+        self.lock().elapsed()
+    }
+
+    /// Whether the budget is spent.
+    pub fn exceeded(&self) -> bool {
+        self.max.is_some_and(|max| self.elapsed() > max)
+    }
+
+    /// Names the session thread (its Python thread id), where the limit
+    /// is raised.
+    pub fn set_thread(&self, thread: u64) {
+        self.lock().thread = Some(thread);
+    }
+
+    /// Starts (or resumes) counting.
+    pub fn run(&self) {
+        let mut state = self.lock();
+        if state.since.is_none() {
+            state.since = Some(Instant::now());
+        }
+        drop(state);
+        self.changed.notify_all();
+    }
+
+    /// Stops counting. The caller holds the GIL, so the timer is not in
+    /// the middle of raising; any limit it raised but the guest has not
+    /// met yet is withdrawn, so it cannot fall into the next run.
+    pub fn stop(&self, _gil: Python<'_>) {
+        let mut state = self.lock();
+        if let Some(since) = state.since.take() {
+            state.spent += since.elapsed();
+        }
+        let thread = state.thread;
+        drop(state);
+        if let Some(thread) = thread {
+            // SAFETY: called with the GIL held (`_gil`); a null exception
+            // clears the pending one for that thread, if any.
+            unsafe {
+                pyo3::ffi::PyThreadState_SetAsyncExc(thread as _, std::ptr::null_mut());
+            }
+        }
+    }
+
+    /// The timer thread: sleeps until the running clock passes `max`, then
+    /// raises `timeout_type` in the session thread, again every REFIRE
+    /// while it keeps running.
+    fn watch(&self, max: Duration, timeout_type: Py<PyAny>) {
+        let mut state = self.lock();
+        loop {
+            let Some(since) = state.since else {
+                state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
+                continue;
+            };
+            let left = max.saturating_sub(state.spent + since.elapsed());
+            if !left.is_zero() {
+                state = self
+                    .changed
+                    .wait_timeout(state, left)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+                continue;
+            }
+            drop(state);
+            Python::attach(|py| {
+                // Checked again under the GIL: the session may have stopped
+                // the clock while this thread waited for it.
+                let state = self.lock();
+                if state.since.is_some()
+                    && let Some(thread) = state.thread
+                {
+                    // SAFETY: the GIL is held; the exception type is a live
+                    // class object kept alive by `timeout_type`.
+                    unsafe {
+                        pyo3::ffi::PyThreadState_SetAsyncExc(
+                            thread as _,
+                            timeout_type.bind(py).as_ptr(),
+                        );
+                    }
+                }
+            });
+            std::thread::sleep(REFIRE);
+            state = self.lock();
+        }
+    }
+}

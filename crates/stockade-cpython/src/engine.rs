@@ -1,0 +1,321 @@
+//! The CPython engine's session: one globals mapping that persists across
+//! feeds, each feed compiled as statements plus a trailing expression whose
+//! value is the result, with the guest clock running while guest code (and
+//! the conversion of what it returns) runs.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use pyo3::exceptions::PySyntaxError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyModule};
+use stockade_wire::{ConfigureLimits, ErrorKind, GuestException, MAX_TRACEBACK, Response};
+use stockade_worker_core::engine::{Closed, Engine, Feed, SharedLink, micros};
+
+use crate::clock::Clock;
+use crate::host::{FeedContext, HostState, flush_other_threads, python_thread_id, with_feed};
+use crate::values::{guest_exception, to_python, to_wire};
+
+/// Frames the engine itself puts under the guest's (its module frame and
+/// the trailing expression's), added to the host's recursion limit.
+const OWN_FRAMES: u32 = 2;
+
+/// A Python session on the real interpreter.
+#[derive(Debug)]
+pub struct CPythonEngine {
+    globals: Py<PyAny>,
+    compile_feed: Py<PyAny>,
+    format_exception: Py<PyAny>,
+    clock: Arc<Clock>,
+    max_duration: Option<Duration>,
+    state: Rc<RefCell<HostState>>,
+    /// Feeds so far: each feed's code is its own "file" in tracebacks.
+    feeds: u64,
+    version: String,
+}
+
+/// How a feed's code failed, before it is a reply.
+enum Failure {
+    /// The snippet did not compile.
+    Syntax(PyErr),
+    /// Guest code raised (or the limit was raised in it).
+    Raised(PyErr),
+    /// The result could not be converted.
+    Conversion(String),
+}
+
+impl CPythonEngine {
+    pub fn new(
+        py: Python<'_>,
+        guest: &Bound<'_, PyModule>,
+        limits: &ConfigureLimits,
+    ) -> Result<Self, String> {
+        let text = |e: PyErr| e.to_string();
+        let sys = py.import("sys").map_err(text)?;
+        let output = guest.getattr("Output").map_err(text)?;
+        sys.setattr("stdout", output.call1((1, "<stdout>")).map_err(text)?)
+            .map_err(text)?;
+        sys.setattr("stderr", output.call1((2, "<stderr>")).map_err(text)?)
+            .map_err(text)?;
+        // The real stdin is the link: the guest reads an empty stream.
+        let stdin = py
+            .import("io")
+            .and_then(|io| io.getattr("StringIO"))
+            .and_then(|class| class.call0())
+            .map_err(text)?;
+        sys.setattr("stdin", stdin).map_err(text)?;
+        sys.call_method1(
+            "setrecursionlimit",
+            (limits.max_recursion_depth.saturating_add(OWN_FRAMES),),
+        )
+        .map_err(text)?;
+        let globals = guest
+            .getattr("Globals")
+            .and_then(|g| g.call0())
+            .map_err(text)?;
+        let namespace = globals.cast::<PyDict>().map_err(|e| e.to_string())?;
+        namespace.set_item("__name__", "__main__").map_err(text)?;
+        namespace
+            .set_item("__builtins__", py.import("builtins").map_err(text)?)
+            .map_err(text)?;
+        let time_limit = guest.getattr("TimeLimit").map_err(text)?.unbind();
+        // The timer raises it; the reply is decided by the clock alone.
+        let max_duration = limits.max_duration_us.map(Duration::from_micros);
+        let clock = Clock::new(max_duration, time_limit)?;
+        // `start` runs on the session thread: where guest code will run.
+        clock.set_thread(python_thread_id(py).map_err(text)?);
+        let version = sys
+            .getattr("version")
+            .and_then(|v| v.extract::<String>())
+            .map_err(text)?;
+        Ok(Self {
+            globals: globals.unbind(),
+            compile_feed: guest.getattr("compile_feed").map_err(text)?.unbind(),
+            format_exception: py
+                .import("traceback")
+                .and_then(|t| t.getattr("format_exception"))
+                .map_err(text)?
+                .unbind(),
+            clock,
+            max_duration,
+            state: Rc::new(RefCell::new(HostState::default())),
+            feeds: 0,
+            version: version
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_owned(),
+        })
+    }
+
+    /// Binds the feed's inputs as globals.
+    fn bind(
+        &self,
+        py: Python<'_>,
+        inputs: Vec<(String, stockade_wire::Value)>,
+    ) -> Result<(), GuestException> {
+        let keyword = py.import("keyword").and_then(|k| k.getattr("iskeyword"));
+        let globals = self.globals.bind(py);
+        for (name, value) in inputs {
+            let is_keyword = keyword
+                .as_ref()
+                .ok()
+                .and_then(|iskeyword| iskeyword.call1((name.as_str(),)).ok())
+                .is_some_and(|r| r.is_truthy().unwrap_or(true));
+            let is_identifier = pyo3::types::PyString::new(py, &name)
+                .call_method0("isidentifier")
+                .is_ok_and(|r| r.is_truthy().unwrap_or(false));
+            if !is_identifier || is_keyword {
+                return Err(GuestException::new(
+                    "ValueError",
+                    &format!("input name {name:?} is not a Python identifier"),
+                ));
+            }
+            let object = to_python(py, value).map_err(|message| {
+                GuestException::new("TypeError", &format!("input {name:?}: {message}"))
+            })?;
+            if let Err(err) = globals.set_item(name.as_str(), object) {
+                return Err(GuestException::new(
+                    "TypeError",
+                    &format!("input {name:?}: {err}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn conversion_error(&self, exception: GuestException) -> Response {
+        Response::error(
+            micros(self.clock.elapsed()),
+            ErrorKind::Conversion,
+            exception,
+        )
+    }
+
+    /// Compiles and runs one snippet; returns its trailing expression's value.
+    fn run(&mut self, py: Python<'_>, code: &str) -> Result<stockade_wire::Value, Failure> {
+        self.feeds += 1;
+        let filename = if self.feeds == 1 {
+            "main.py".to_owned()
+        } else {
+            format!("main.py#{}", self.feeds)
+        };
+        let compiled = self
+            .compile_feed
+            .bind(py)
+            .call1((code, filename, 0))
+            .map_err(Failure::Syntax)?;
+        let (body, last): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
+            compiled.extract().map_err(|e: PyErr| Failure::Raised(e))?;
+        let builtins = py.import("builtins").map_err(Failure::Raised)?;
+        let globals = self.globals.bind(py);
+        builtins
+            .getattr("exec")
+            .and_then(|exec| exec.call1((body, globals)))
+            .map_err(Failure::Raised)?;
+        if last.is_none() {
+            return Ok(stockade_wire::Value::None);
+        }
+        let value = builtins
+            .getattr("eval")
+            .and_then(|eval| eval.call1((last, globals)))
+            .map_err(Failure::Raised)?;
+        to_wire(&value).map_err(Failure::Conversion)
+    }
+
+    /// The reply for a failed feed.
+    fn failure(&self, py: Python<'_>, failure: Failure) -> Response {
+        let elapsed_us = micros(self.clock.elapsed());
+        let err = match failure {
+            Failure::Conversion(message) => {
+                return Response::error(
+                    elapsed_us,
+                    ErrorKind::Conversion,
+                    GuestException::new(
+                        "RuntimeError",
+                        &format!("the result cannot cross to the host: {message}"),
+                    ),
+                );
+            }
+            Failure::Syntax(err) if err.is_instance_of::<PySyntaxError>(py) => {
+                return self.error_reply(py, ErrorKind::Syntax, &err, elapsed_us);
+            }
+            Failure::Syntax(err) | Failure::Raised(err) => err,
+        };
+        self.error_reply(py, ErrorKind::Exception, &err, elapsed_us)
+    }
+
+    /// The reply for a feed that ran past the budget: whatever the guest
+    /// did with the exception the timer raised, the limit stands.
+    fn timed_out(&self) -> Response {
+        let max = self.max_duration.unwrap_or_default();
+        let exception = GuestException::new(
+            "TimeoutError",
+            &format!(
+                "time limit exceeded: {:.3}s > {:.3}s (max_duration)",
+                self.clock.elapsed().as_secs_f64(),
+                max.as_secs_f64()
+            ),
+        );
+        Response::Error {
+            elapsed_us: micros(self.clock.elapsed()),
+            kind: ErrorKind::Timeout,
+            traceback: exception.to_string(),
+            exception,
+        }
+    }
+
+    fn error_reply(
+        &self,
+        py: Python<'_>,
+        kind: ErrorKind,
+        err: &PyErr,
+        elapsed_us: u64,
+    ) -> Response {
+        let value = err.value(py);
+        let exception = guest_exception(value.as_any());
+        // The traceback travels beside the exception until it is
+        // normalised, so it is passed explicitly.
+        let traceback = self
+            .format_exception
+            .bind(py)
+            .call1((value.get_type(), value, err.traceback(py)))
+            .and_then(|lines| lines.extract::<Vec<String>>())
+            .map(|lines| lines.concat())
+            .unwrap_or_else(|_| exception.to_string());
+        Response::Error {
+            elapsed_us,
+            kind,
+            exception,
+            traceback: traceback[..traceback.floor_char_boundary(MAX_TRACEBACK)].to_owned(),
+        }
+    }
+}
+
+impl Engine for CPythonEngine {
+    fn feed(&mut self, feed: Feed, link: &SharedLink) -> Result<Response, Closed> {
+        let Feed {
+            code,
+            inputs,
+            functions,
+        } = feed;
+        self.state.borrow_mut().functions.extend(functions);
+        self.state.borrow_mut().ended = None;
+        let context = FeedContext {
+            link: Rc::clone(link),
+            clock: Arc::clone(&self.clock),
+            state: Rc::clone(&self.state),
+        };
+        if self.clock.exceeded() {
+            return Ok(self.timed_out());
+        }
+        let reply = Python::attach(|py| {
+            if let Err(refused) = self.bind(py, inputs) {
+                return self.conversion_error(refused);
+            }
+            with_feed(context, || {
+                self.clock.run();
+                let outcome = self.run(py, &code);
+                self.clock.stop(py);
+                if self.clock.exceeded() {
+                    return self.timed_out();
+                }
+                let elapsed_us = micros(self.clock.elapsed());
+                match outcome {
+                    Ok(value) => Response::Complete { elapsed_us, value },
+                    Err(failure) => self.failure(py, failure),
+                }
+            })
+        });
+        flush_other_threads(link);
+        // A feed the host ended reports that, whatever the guest did after.
+        if let Some((kind, message)) = self.state.borrow_mut().ended.take() {
+            return Ok(Response::error(
+                micros(self.clock.elapsed()),
+                kind,
+                GuestException::new("RuntimeError", &message),
+            ));
+        }
+        Ok(reply)
+    }
+
+    fn warm_up(&mut self) {
+        Python::attach(|py| {
+            let _ = py.run(
+                c"def _f(x):\n    return [x, {'k': x}]\n_f(1 + 1)",
+                None,
+                None,
+            );
+        });
+    }
+
+    fn elapsed_us(&self) -> u64 {
+        micros(self.clock.elapsed())
+    }
+
+    fn name(&self) -> String {
+        format!("python (cpython {})", self.version)
+    }
+}

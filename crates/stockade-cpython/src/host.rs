@@ -1,0 +1,260 @@
+//! What guest code reaches the host through: printing (`emit`), names the
+//! guest never defined (`lookup`, from the globals' `__missing__`) and host
+//! functions (`HostFunction`). Each works only on the session thread while
+//! a feed runs, through the feed's context; the link is borrowed for one
+//! exchange at a time and never while guest code runs.
+//!
+//! A guest can call these directly (it owns the interpreter); they keep
+//! the protocol's promises themselves: the host only hears Calls of
+//! functions it listed or confirmed in a Lookup, and a feed the host ended
+//! asks it nothing more.
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::Mutex;
+
+use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use stockade_wire::{CallOutcome, ErrorKind, LookupOutcome, PrintStream};
+use stockade_worker_core::engine::{SharedLink, micros};
+use stockade_worker_core::link::Interrupt;
+
+use crate::clock::Clock;
+use crate::values::{exception_for, to_python, to_wire};
+
+/// What a feed shares with the guest's calls back into it.
+#[derive(Debug)]
+pub struct FeedContext {
+    pub link: SharedLink,
+    pub clock: Arc<Clock>,
+    pub state: Rc<RefCell<HostState>>,
+}
+
+/// What the engine knows about the host across feeds.
+#[derive(Debug, Default)]
+pub struct HostState {
+    /// Names the host listed or confirmed as functions.
+    pub functions: HashSet<String>,
+    next_call_id: u32,
+    /// Why the current feed was ended by the host (its Abort, a protocol
+    /// error): the feed's reply reports this, whatever the guest did next.
+    pub ended: Option<(ErrorKind, String)>,
+}
+
+thread_local! {
+    /// Set on the session thread while a feed runs.
+    static FEED: RefCell<Option<FeedContext>> = const { RefCell::new(None) };
+}
+
+/// Output written on other threads, sent with the session thread's next
+/// output (only the session thread may use the link).
+static OTHER_THREADS: Mutex<Vec<(PrintStream, String)>> = Mutex::new(Vec::new());
+
+/// Runs `body` with `context` as the feed's context on this thread.
+pub fn with_feed<T>(context: FeedContext, body: impl FnOnce() -> T) -> T {
+    FEED.with(|feed| *feed.borrow_mut() = Some(context));
+    let out = body();
+    FEED.with(|feed| *feed.borrow_mut() = None);
+    out
+}
+
+fn outside_a_feed() -> PyErr {
+    PyRuntimeError::new_err(
+        "the host can be reached only from the session's own thread while a feed runs",
+    )
+}
+
+/// Runs `f` with the feed's context, or fails with a RuntimeError.
+fn in_feed<T>(f: impl FnOnce(&FeedContext) -> PyResult<T>) -> PyResult<T> {
+    FEED.with(|feed| match feed.try_borrow() {
+        Ok(feed) => match feed.as_ref() {
+            Some(context) => f(context),
+            None => Err(outside_a_feed()),
+        },
+        Err(_) => Err(outside_a_feed()),
+    })
+}
+
+/// Writes guest output to the host's print stream (1 stdout, 2 stderr).
+#[pyfunction]
+pub fn emit(stream: u8, text: &str) -> PyResult<()> {
+    let stream = if stream == 2 {
+        PrintStream::Stderr
+    } else {
+        PrintStream::Stdout
+    };
+    let sent = FEED.with(|feed| {
+        let Ok(feed) = feed.try_borrow() else {
+            return false;
+        };
+        let Some(context) = feed.as_ref() else {
+            return false;
+        };
+        let Ok(mut link) = context.link.try_borrow_mut() else {
+            return false;
+        };
+        let link = &mut *link;
+        for (stream, text) in drain_other_threads() {
+            link.printer.push_to(&mut link.out, stream, &text);
+        }
+        link.printer.push_to(&mut link.out, stream, text);
+        true
+    });
+    if !sent {
+        let mut queued = OTHER_THREADS.lock().unwrap_or_else(|e| e.into_inner());
+        queued.push((stream, text.to_owned()));
+    }
+    Ok(())
+}
+
+fn drain_other_threads() -> Vec<(PrintStream, String)> {
+    std::mem::take(&mut *OTHER_THREADS.lock().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// Sends output written on other threads before the feed's reply.
+pub fn flush_other_threads(link: &SharedLink) {
+    if let Ok(mut link) = link.try_borrow_mut() {
+        let link = &mut *link;
+        for (stream, text) in drain_other_threads() {
+            link.printer.push_to(&mut link.out, stream, &text);
+        }
+    }
+}
+
+/// Turns the host's interruption of a suspension into what the guest meets.
+fn interrupted(context: &FeedContext, interrupt: Interrupt) -> PyErr {
+    match interrupt {
+        // The host is gone or closed the session: nothing is left to do.
+        Interrupt::Closed => std::process::exit(0),
+        Interrupt::Abort { kind, message } => {
+            context.state.borrow_mut().ended = Some((kind, message.clone()));
+            PyRuntimeError::new_err(message)
+        }
+    }
+}
+
+/// Asks the host through the link with the guest clock paused.
+fn ask<T>(
+    context: &FeedContext,
+    py: Python<'_>,
+    exchange: impl FnOnce(&mut stockade_worker_core::link::Link, u64) -> Result<T, Interrupt>,
+) -> PyResult<T> {
+    context.clock.stop(py);
+    let elapsed = micros(context.clock.elapsed());
+    let answer = match context.link.try_borrow_mut() {
+        Ok(mut link) => exchange(&mut link, elapsed),
+        Err(_) => {
+            context.clock.run();
+            return Err(outside_a_feed());
+        }
+    };
+    context.clock.run();
+    answer.map_err(|interrupt| interrupted(context, interrupt))
+}
+
+/// The calling thread's Python thread id.
+pub fn python_thread_id(py: Python<'_>) -> PyResult<u64> {
+    py.import("_thread")?
+        .getattr("get_ident")?
+        .call0()?
+        .extract()
+}
+
+/// A name the guest never defined: a host function, a value the host
+/// holds, or a KeyError (which the guest meets as NameError).
+#[pyfunction]
+pub fn lookup(py: Python<'_>, name: String) -> PyResult<Py<PyAny>> {
+    in_feed(|context| {
+        if context.state.borrow().functions.contains(&name) {
+            return Ok(HostFunction { name }.into_pyobject(py)?.into_any().unbind());
+        }
+        let asked = name.clone();
+        match ask(context, py, |link, elapsed| link.lookup(elapsed, asked))? {
+            LookupOutcome::Function => {
+                context.state.borrow_mut().functions.insert(name.clone());
+                Ok(HostFunction { name }.into_pyobject(py)?.into_any().unbind())
+            }
+            LookupOutcome::Value(value) => {
+                to_python(py, value).map(Bound::unbind).map_err(|message| {
+                    PyTypeError::new_err(format!("host value for {name:?}: {message}"))
+                })
+            }
+            LookupOutcome::Undefined | LookupOutcome::Abort(_) => Err(PyKeyError::new_err(name)),
+        }
+    })
+}
+
+/// A host function as the guest holds it: calling it asks the host.
+#[pyclass(frozen, module = "stockade")]
+#[derive(Debug)]
+pub struct HostFunction {
+    name: String,
+}
+
+#[pymethods]
+impl HostFunction {
+    #[pyo3(signature = (*args, **kwargs))]
+    fn __call__(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        in_feed(|context| {
+            let mut wire_args = Vec::with_capacity(args.len());
+            for (i, arg) in args.iter().enumerate() {
+                wire_args.push(to_wire(&arg).map_err(|message| {
+                    PyTypeError::new_err(format!(
+                        "argument {i} of {}() cannot cross to the host: {message}",
+                        self.name
+                    ))
+                })?);
+            }
+            let mut wire_kwargs = Vec::new();
+            if let Some(kwargs) = kwargs {
+                for (key, value) in kwargs.iter() {
+                    let key: String = key.extract()?;
+                    let value = to_wire(&value).map_err(|message| {
+                        PyTypeError::new_err(format!(
+                            "argument {key} of {}() cannot cross to the host: {message}",
+                            self.name
+                        ))
+                    })?;
+                    wire_kwargs.push((key, value));
+                }
+            }
+            let call_id = {
+                let mut state = context.state.borrow_mut();
+                state.next_call_id = state.next_call_id.wrapping_add(1);
+                state.next_call_id
+            };
+            let name = self.name.clone();
+            let outcome = ask(context, py, |link, elapsed| {
+                link.call(elapsed, call_id, name, wire_args, wire_kwargs)
+            })?;
+            match outcome {
+                CallOutcome::Return(value) => {
+                    to_python(py, value).map(Bound::unbind).map_err(|message| {
+                        PyTypeError::new_err(format!(
+                            "host function returned a value the guest cannot take: {message}"
+                        ))
+                    })
+                }
+                CallOutcome::Raise(exception) => Err(exception_for(py, &exception)),
+                CallOutcome::Pending => Err(PyRuntimeError::new_err(format!(
+                    "{}() is asynchronous on the host; the cpython engine cannot await host functions yet",
+                    self.name
+                ))),
+                // Link::call turns Abort into an interruption.
+                CallOutcome::Abort(message) => Err(PyRuntimeError::new_err(message)),
+            }
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<host function {}>", self.name)
+    }
+}

@@ -1,0 +1,56 @@
+//! stockade's CPython engine: an extension module that the host's chosen
+//! interpreter loads (`python -I -S -c BOOT path/to/libstockade_cpython.so`,
+//! BOOT being the host's `cpython::BOOT`), and whose `serve()` reads Configure, sandboxes the interpreter's own
+//! process and serves one session in it, over the same protocol state
+//! machine as every worker (`stockade-worker-core`).
+//!
+//! The interpreter's start-up (before `serve`) runs no guest code and reads
+//! only its own files; the sandbox locks before the first guest byte is
+//! compiled. Why a module loaded by the interpreter rather than an
+//! interpreter embedded in a worker binary: docs/architecture.md.
+
+// Nothing a guest, a worker or a peer controls may reach a panic.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
+mod clock;
+mod engine;
+mod host;
+mod prepare;
+mod values;
+
+use std::sync::atomic::AtomicUsize;
+
+use pyo3::prelude::*;
+use stockade_worker_core::Worker;
+use stockade_worker_core::alloc::CappedAllocator;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static BASELINE: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts the module's own Rust allocations (the link, frames, converted
+/// values); the interpreter's heap is CPython's own.
+#[global_allocator]
+static ALLOCATOR: CappedAllocator = CappedAllocator::new(&LIVE, &BASELINE);
+
+#[pymodule]
+mod stockade_cpython {
+    use super::*;
+
+    #[pymodule_export]
+    use crate::host::{emit, lookup};
+
+    /// Serves one session on this interpreter and returns the worker's
+    /// exit status. Called once, by the boot code, before any other
+    /// thread exists.
+    #[pyfunction]
+    fn serve(py: Python<'_>) -> i32 {
+        // The main thread holds no interpreter state while it serves: the
+        // session runs on a thread of its own and attaches there.
+        py.detach(|| {
+            stockade_worker_core::run(Worker {
+                allocator: &ALLOCATOR,
+                prepare: prepare::prepare,
+            })
+        })
+    }
+}

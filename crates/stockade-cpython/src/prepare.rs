@@ -1,0 +1,91 @@
+//! The engine's first half, on the main thread before the sandbox: what the
+//! interpreter will read (its standard library, the host's package
+//! directories), and the guest side loaded while files can still be opened.
+
+use std::path::PathBuf;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyModule};
+use stockade_wire::{CPythonConfig, ConfigureLimits, EngineConfig};
+use stockade_worker_core::engine::{Engine, Prepared};
+
+use crate::engine::CPythonEngine;
+
+/// The guest side written in Python.
+const GUEST_PY: &str = include_str!("guest.py");
+
+/// Modules the guest side and its error reports use, imported before the
+/// sandbox so the first feed finds them loaded.
+const PRELOADED: &[&str] = &["ast", "io", "linecache", "traceback", "datetime", "keyword"];
+
+/// Prepares the CPython engine; any other engine is refused.
+pub fn prepare(config: EngineConfig) -> Result<Box<dyn Prepared>, String> {
+    let EngineConfig::CPython(config) = config else {
+        return Err(format!(
+            "this worker serves only the cpython engine, not {}",
+            config.interpreter()
+        ));
+    };
+    Python::attach(|py| CPythonPrepared::new(py, config))
+        .map(|prepared| Box::new(prepared) as Box<dyn Prepared>)
+}
+
+/// The interpreter, ready to be sandboxed: its paths chosen and the guest
+/// side loaded.
+#[derive(Debug)]
+pub struct CPythonPrepared {
+    readable: Vec<PathBuf>,
+    guest: Py<PyModule>,
+}
+
+fn text(err: PyErr) -> String {
+    err.to_string()
+}
+
+impl CPythonPrepared {
+    fn new(py: Python<'_>, config: CPythonConfig) -> Result<Self, String> {
+        let sys = py.import("sys").map_err(text)?;
+        let mut path: Vec<String> = sys
+            .getattr("path")
+            .and_then(|p| p.extract())
+            .map_err(|e| format!("cannot read sys.path: {e}"))?;
+        // The standard library's entries that exist (a missing zip is
+        // common); the guest's imports find nothing else of the host.
+        path.retain(|entry| std::path::Path::new(entry).exists());
+        for dir in &config.site_packages {
+            if !std::path::Path::new(dir).is_dir() {
+                return Err(format!("site_packages directory {dir} does not exist"));
+            }
+            path.push(dir.clone());
+        }
+        sys.setattr("path", PyList::new(py, &path).map_err(text)?)
+            .map_err(text)?;
+        for name in PRELOADED {
+            py.import(*name)
+                .map_err(|e| format!("cannot import {name}: {e}"))?;
+        }
+        let guest = PyModule::new(py, "stockade").map_err(text)?;
+        let namespace = guest.dict();
+        namespace
+            .set_item("__builtins__", py.import("builtins").map_err(text)?)
+            .map_err(text)?;
+        let code = std::ffi::CString::new(GUEST_PY).map_err(|e| e.to_string())?;
+        py.run(&code, Some(&namespace), None::<&Bound<'_, PyDict>>)
+            .map_err(|e| format!("the guest side failed to load: {e}"))?;
+        Ok(Self {
+            readable: path.into_iter().map(PathBuf::from).collect(),
+            guest: guest.unbind(),
+        })
+    }
+}
+
+impl Prepared for CPythonPrepared {
+    fn readable(&self) -> Vec<PathBuf> {
+        self.readable.clone()
+    }
+
+    fn start(self: Box<Self>, limits: &ConfigureLimits) -> Result<Box<dyn Engine>, String> {
+        Python::attach(|py| CPythonEngine::new(py, self.guest.bind(py), limits))
+            .map(|engine| Box::new(engine) as Box<dyn Engine>)
+    }
+}

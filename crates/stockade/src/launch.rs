@@ -1,0 +1,76 @@
+//! What process a session's worker is, resolved from its options: the
+//! worker binary (monty, QuickJS), or for CPython the chosen interpreter
+//! started to load the engine module and serve from it.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use stockade_wire::Interpreter;
+
+use crate::cpython::find_python;
+use crate::error::Error;
+use crate::locate::{locate_engine_module, locate_worker};
+use crate::options::SessionOptions;
+
+/// The code the interpreter runs (`python -I -S -c BOOT MODULE`): load the
+/// engine module from its path, register it under its name (the guest
+/// side imports from it), serve, and exit with the worker's status.
+/// Nothing else of the interpreter's start-up may run: `-I` ignores the
+/// environment and the user's site directory, `-S` skips `site`.
+pub const BOOT: &str = "import sys\n\
+from importlib.machinery import ExtensionFileLoader as L, ModuleSpec as S\n\
+l = L('stockade_cpython', sys.argv[1])\n\
+m = l.create_module(S('stockade_cpython', l, origin=sys.argv[1]))\n\
+sys.modules['stockade_cpython'] = m\n\
+l.exec_module(m)\n\
+sys.exit(m.serve())\n";
+
+/// A worker process to start: a program and its arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Launch {
+    pub program: PathBuf,
+    pub args: Vec<OsString>,
+}
+
+impl Launch {
+    /// The worker for `options`, with every path resolved.
+    pub(crate) fn resolve(options: &SessionOptions) -> Result<Self, Error> {
+        match options.interpreter() {
+            Interpreter::CPython => {
+                let python = find_python(options.cpython.python.as_deref())?;
+                let worker = options.worker.clone().or_else(|| locate_worker(None).ok());
+                let module =
+                    locate_engine_module(options.cpython.module.as_deref(), worker.as_deref())?;
+                Ok(Self {
+                    program: python.executable,
+                    args: vec![
+                        "-I".into(),
+                        "-S".into(),
+                        "-c".into(),
+                        BOOT.into(),
+                        module.into_os_string(),
+                    ],
+                })
+            }
+            Interpreter::Monty | Interpreter::QuickJs => Ok(Self {
+                program: locate_worker(options.worker.as_deref())?,
+                args: Vec::new(),
+            }),
+        }
+    }
+
+    /// `options` with the paths this launch resolved written in, so a
+    /// spare started later runs exactly this.
+    pub(crate) fn pin(&self, mut options: SessionOptions) -> SessionOptions {
+        match options.interpreter() {
+            Interpreter::CPython => {
+                options.cpython.python = Some(self.program.clone());
+                options.cpython.module = self.args.last().map(PathBuf::from);
+            }
+            Interpreter::Monty | Interpreter::QuickJs => {
+                options.worker = Some(self.program.clone());
+            }
+        }
+        options
+    }
+}

@@ -1,0 +1,353 @@
+//! Sessions on the CPython engine: the real interpreter in its own
+//! sandboxed process, driven through the same API as every engine.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use stockade::{
+    BigInt, Date, DateTime, Error, HostError, Interpreter, Language, PrintStream, SandboxMode,
+    Session, SessionOptions, Time, TimeDelta, Value,
+};
+
+fn options() -> SessionOptions {
+    SessionOptions::new(Language::Python).engine(Interpreter::CPython)
+}
+
+fn cpython() -> Session {
+    Session::new(options()).expect("a CPython session starts")
+}
+
+fn s(text: &str) -> Value {
+    Value::Str(text.to_owned())
+}
+
+fn guest_error(result: Result<Value, Error>) -> stockade::GuestError {
+    match result {
+        Err(Error::Guest(guest)) => guest,
+        other => panic!("expected a guest exception, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_cpython_engine_runs_real_python() {
+    let mut session = cpython();
+    assert_eq!(session.run("1 + 1").unwrap(), Value::Int(2));
+    let engine = &session.worker_info().engine;
+    assert!(engine.starts_with("python (cpython 3."), "{engine}");
+    // Inheritance, properties, tuple targets, generators, match: what a
+    // subset interpreter lacks.
+    let code = "\
+class Point:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+    @property
+    def norm2(self):
+        return self.x ** 2 + self.y ** 2
+class P3(Point):
+    pass
+def gen():
+    yield P3(1, 2)
+    yield Point(3, 4)
+match sum(p.norm2 for p in gen()):
+    case 30:
+        r = 'thirty'
+    case _:
+        r = 'other'
+r";
+    assert_eq!(session.run(code).unwrap(), s("thirty"));
+    let stdlib = "import heapq, bisect, statistics, fractions, decimal, itertools\n\
+        (heapq.nsmallest(2, [5, 1, 4]), bisect.bisect([1, 3], 2), statistics.mean([1, 2, 3]),\n\
+         str(fractions.Fraction(1, 3) * 3), str(decimal.Decimal('0.1') * 3),\n\
+         len(list(itertools.combinations(range(5), 2))))";
+    assert_eq!(
+        session.run(stdlib).unwrap(),
+        Value::Tuple(vec![
+            Value::List(vec![Value::Int(1), Value::Int(4)]),
+            Value::Int(1),
+            Value::Int(2),
+            s("1"),
+            s("0.3"),
+            Value::Int(10),
+        ])
+    );
+}
+
+#[test]
+fn cpython_state_and_inputs_persist_across_feeds() {
+    let mut session = cpython();
+    assert_eq!(
+        session
+            .run("x = 40\ndef inc(n):\n    return n + 1")
+            .unwrap(),
+        Value::None
+    );
+    assert_eq!(session.run("x = inc(x)").unwrap(), Value::None);
+    assert_eq!(session.run("inc(x)").unwrap(), Value::Int(42));
+    let inputs = vec![(
+        "items".to_owned(),
+        Value::List(vec![Value::Int(1), Value::Int(2)]),
+    )];
+    assert_eq!(
+        session.run_with_inputs("sum(items)", inputs).unwrap(),
+        Value::Int(3)
+    );
+    assert_eq!(session.run("len(items)").unwrap(), Value::Int(2));
+}
+
+#[test]
+fn cpython_values_cross_both_ways() {
+    let mut session = cpython();
+    let big = BigInt::from(2).pow(100);
+    let values = Value::Tuple(vec![
+        Value::None,
+        Value::Bool(true),
+        Value::Int(-7),
+        Value::BigInt(big.clone()),
+        Value::Float(1.5),
+        s("héllo"),
+        Value::Bytes(vec![0, 255]),
+        Value::List(vec![Value::Int(1)]),
+        Value::Dict(vec![(
+            s("k"),
+            Value::Tuple(vec![Value::Int(1), Value::Int(2)]),
+        )]),
+        Value::Set(vec![Value::Int(3)]),
+        Value::FrozenSet(vec![s("f")]),
+        Value::Date(Date {
+            year: 2024,
+            month: 2,
+            day: 29,
+        }),
+        Value::Time(Time {
+            hour: 1,
+            minute: 2,
+            second: 3,
+            microsecond: 4,
+            offset_seconds: None,
+        }),
+        Value::DateTime(DateTime {
+            date: Date {
+                year: 1999,
+                month: 12,
+                day: 31,
+            },
+            time: Time {
+                hour: 23,
+                minute: 59,
+                second: 59,
+                microsecond: 0,
+                offset_seconds: Some(3600),
+            },
+        }),
+        Value::TimeDelta(TimeDelta {
+            days: -1,
+            seconds: 5,
+            microseconds: 6,
+        }),
+    ]);
+    let echoed = session
+        .run_with_inputs("v", vec![("v".into(), values.clone())])
+        .unwrap();
+    assert_eq!(echoed, values);
+    let made = session
+        .run("import datetime, collections\n(2 ** 100, type('C', (), {})(), collections.Counter('aab'), ValueError('no'))")
+        .unwrap();
+    let Value::Tuple(items) = made else {
+        panic!("{made:?}")
+    };
+    assert_eq!(items[0], Value::BigInt(big));
+    assert!(
+        matches!(&items[1], Value::Repr(r) if r.starts_with("<__main__.C object at")),
+        "{:?}",
+        items[1]
+    );
+    assert_eq!(
+        items[2],
+        Value::Dict(vec![(s("a"), Value::Int(2)), (s("b"), Value::Int(1))])
+    );
+    assert!(
+        matches!(&items[3], Value::Exception(e) if e.type_name == "ValueError" && e.message == "no")
+    );
+    let cycle = session.run("a = [1]\na.append(a)\na").unwrap();
+    assert_eq!(
+        cycle,
+        Value::List(vec![Value::Int(1), Value::Cycle("[...]".into())])
+    );
+}
+
+#[test]
+fn cpython_prints_stream_in_order() {
+    let mut session = cpython();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    session.on_print(move |stream, text| sink.lock().unwrap().push((stream, text.to_owned())));
+    session
+        .run("import sys\nprint('one')\nprint('two', file=sys.stderr)\nprint('three', end='')")
+        .unwrap();
+    let seen = seen.lock().unwrap();
+    let out: String = seen
+        .iter()
+        .filter(|(stream, _)| *stream == PrintStream::Stdout)
+        .map(|(_, text)| text.as_str())
+        .collect();
+    let err: String = seen
+        .iter()
+        .filter(|(stream, _)| *stream == PrintStream::Stderr)
+        .map(|(_, text)| text.as_str())
+        .collect();
+    assert_eq!(out, "one\nthree");
+    assert_eq!(err, "two\n");
+}
+
+#[test]
+fn cpython_host_functions_and_lookups_reach_the_host() {
+    let mut session = cpython();
+    session.register_function("add", |args| {
+        let a = args.positional.first().cloned().unwrap_or(Value::None);
+        let Value::Int(a) = a else {
+            return Err(HostError::new("TypeError", "int please"));
+        };
+        let b = args
+            .keyword
+            .iter()
+            .find(|(k, _)| k == "b")
+            .map(|(_, v)| v.clone());
+        let Some(Value::Int(b)) = b else {
+            return Err(HostError::new("TypeError", "b please"));
+        };
+        Ok(Value::Int(a + b))
+    });
+    session.set_global("limit", Value::Int(5)).unwrap();
+    assert_eq!(session.run("add(2, b=limit)").unwrap(), Value::Int(7));
+    let def = "def f(n):\n    return add(n, b=1)\nf(41)";
+    assert_eq!(session.run(def).unwrap(), Value::Int(42));
+    let err = guest_error(session.run("add('x', b=1)"));
+    assert_eq!(err.type_name, "TypeError");
+    let err = guest_error(session.run("undefined_name + 1"));
+    assert_eq!(err.type_name, "NameError");
+    assert!(err.message.contains("undefined_name"), "{}", err.message);
+    // Builtins are never asked of the host.
+    assert_eq!(session.run("len([1, 2])").unwrap(), Value::Int(2));
+}
+
+#[test]
+fn cpython_errors_keep_their_class_and_traceback() {
+    let mut session = cpython();
+    let err = guest_error(session.run(
+        "class Invalid(ValueError):\n    pass\ndef f():\n    raise Invalid('bad input')\nf()",
+    ));
+    assert_eq!(err.type_name, "ValueError");
+    assert_eq!(err.message, "bad input");
+    assert!(err.traceback.contains("line 4, in f"), "{}", err.traceback);
+    assert!(
+        err.traceback.contains("raise Invalid('bad input')"),
+        "{}",
+        err.traceback
+    );
+    match session.run("def (:") {
+        Err(Error::Syntax(syntax)) => assert_eq!(syntax.type_name, "SyntaxError"),
+        other => panic!("expected a syntax error, got {other:?}"),
+    }
+    // The session lives on after both.
+    assert_eq!(session.run("2 * 21").unwrap(), Value::Int(42));
+}
+
+#[test]
+fn cpython_max_duration_stops_a_loop_and_the_session_lives() {
+    let mut session =
+        Session::new(options().max_duration(Duration::from_millis(300))).expect("starts");
+    match session.run("while True:\n    pass") {
+        Err(Error::Timeout { after, .. }) => assert_eq!(after, Duration::from_millis(300)),
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+    // The budget is spent, so the next feed times out at once; the worker
+    // and its state are still there to say so.
+    assert!(matches!(session.run("1"), Err(Error::Timeout { .. })));
+}
+
+#[test]
+fn cpython_guests_cannot_catch_the_time_limit() {
+    let mut session =
+        Session::new(options().max_duration(Duration::from_millis(200))).expect("starts");
+    let once = "try:\n    while True:\n        pass\nexcept BaseException:\n    caught = True";
+    assert!(matches!(session.run(once), Err(Error::Timeout { .. })));
+    let mut session =
+        Session::new(options().max_duration(Duration::from_millis(200))).expect("starts");
+    let forever = "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass";
+    // A guest that catches it every time is killed by the host's backstop
+    // at the budget plus grace.
+    let outcome = session.run(forever);
+    assert!(
+        matches!(&outcome, Err(Error::Crashed(crash)) if crash.timed_out),
+        "{outcome:?}"
+    );
+}
+
+#[test]
+fn cpython_max_duration_holds_inside_one_long_c_call() {
+    let mut session = Session::new(
+        options()
+            .max_duration(Duration::from_millis(200))
+            .duration_grace(Duration::from_millis(300)),
+    )
+    .expect("starts");
+    // One C call that runs for many seconds: the interpreter cannot raise
+    // inside it, so the host's backstop ends it.
+    let outcome = session.run("sum(range(10 ** 12))");
+    assert!(
+        matches!(&outcome, Err(Error::Timeout { .. }))
+            || matches!(&outcome, Err(Error::Crashed(crash)) if crash.timed_out),
+        "{outcome:?}"
+    );
+}
+
+#[test]
+fn cpython_runs_under_every_sandbox_layer() {
+    let mut session =
+        Session::new(options().sandbox(SandboxMode::Require)).expect("starts under require");
+    assert!(session.worker_info().sandbox.missing.is_empty());
+    assert_eq!(
+        session.run("import json\njson.dumps([1])").unwrap(),
+        s("[1]")
+    );
+}
+
+#[test]
+fn cpython_guests_reach_nothing_outside_the_sandbox() {
+    let mut session =
+        Session::new(options().sandbox(SandboxMode::Require)).expect("starts under require");
+    let attacks = [
+        ("open('/etc/passwd').read()", "FileNotFoundError"),
+        ("import os\nos.listdir('/')", "PermissionError"),
+        ("import os\nos.system('id')", ""),
+        ("import subprocess\nsubprocess.run(['id'])", ""),
+        ("import os\nos.fork()", "PermissionError"),
+        (
+            "import os\nos.posix_spawn('/bin/true', ['true'], {})",
+            "PermissionError",
+        ),
+        (
+            "import socket\nsocket.create_connection(('127.0.0.1', 9))",
+            "PermissionError",
+        ),
+        ("import ctypes", ""),
+        ("open('/new-file', 'w')", ""),
+    ];
+    for (code, expected) in attacks {
+        let outcome = session.run(code);
+        eprintln!("{code:?} -> {outcome:?}");
+        match outcome {
+            Err(Error::Guest(err)) => {
+                if !expected.is_empty() {
+                    assert_eq!(err.type_name, expected, "{code}: {err:?}");
+                }
+            }
+            // glibc's system() answers 127 << 8 when it cannot spawn the shell.
+            Ok(Value::Int(status)) if code.contains("os.system") => {
+                assert_eq!(status, 127 << 8, "{code} ran a command");
+            }
+            other => panic!("{code} should fail in the guest, got {other:?}"),
+        }
+    }
+    assert_eq!(session.run("'still here'").unwrap(), s("still here"));
+}
