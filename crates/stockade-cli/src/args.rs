@@ -8,7 +8,7 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use clap::Args;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
-use stockade::{JavaScriptOptions, Language, SandboxMode, SessionOptions};
+use stockade::{Interpreter, JavaScriptOptions, Language, SandboxMode, SessionOptions};
 
 /// A closed set of names the host library parses (`FromStr`), offered to
 /// clap with its possible values so `--help` lists them.
@@ -21,6 +21,13 @@ impl Named for Language {
     const ALL: &'static [Self] = &Language::ALL;
     fn name(self) -> &'static str {
         Language::name(self)
+    }
+}
+
+impl Named for Interpreter {
+    const ALL: &'static [Self] = &Interpreter::ALL;
+    fn name(self) -> &'static str {
+        Interpreter::name(self)
     }
 }
 
@@ -63,7 +70,47 @@ pub struct SessionArgs {
     #[arg(long, value_name = "PATH")]
     worker: Option<PathBuf>,
     #[command(flatten)]
+    python: PythonArgs,
+    #[command(flatten)]
     javascript: JavaScriptArgs,
+}
+
+/// Options for Python guests only.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Python")]
+pub struct PythonArgs {
+    /// The interpreter Python guests run on: cpython (the real interpreter
+    /// and its standard library) or monty (a subset interpreter, the
+    /// fastest to start).
+    #[arg(long, value_parser = named::<Interpreter>())]
+    engine: Option<Interpreter>,
+    /// The Python interpreter of --engine cpython (default: python3 on PATH).
+    #[arg(long, value_name = "PATH")]
+    python: Option<PathBuf>,
+    /// A package directory CPython guests may import from, read-only
+    /// (repeatable; a virtualenv's site-packages, say).
+    #[arg(long = "site-packages", value_name = "DIR")]
+    site_packages: Vec<PathBuf>,
+}
+
+impl PythonArgs {
+    fn apply(&self, mut options: SessionOptions) -> SessionOptions {
+        if let Some(engine) = self.engine {
+            options = options.engine(engine);
+        }
+        if let Some(python) = &self.python {
+            options = options.python(python);
+        }
+        if !self.site_packages.is_empty() {
+            let dirs = self
+                .site_packages
+                .iter()
+                .map(|dir| std::path::absolute(dir).unwrap_or_else(|_| dir.clone()))
+                .collect();
+            options = options.site_packages(dirs);
+        }
+        options
+    }
 }
 
 impl SessionArgs {
@@ -83,7 +130,7 @@ impl SessionArgs {
         if let Some(worker) = &self.worker {
             options = options.worker(worker);
         }
-        options
+        self.python.apply(options)
     }
 }
 

@@ -1,12 +1,13 @@
-//! `stockade doctor`: which worker binary is in use, its versions, and the
-//! sandbox this kernel gives in `require` and in `auto` mode.
+//! `stockade doctor`: which worker binary is in use, its versions, the
+//! sandbox this kernel gives in `require` and in `auto` mode, and whether
+//! the CPython engine can run here (its interpreter and module).
 
 use std::path::PathBuf;
 
 use clap::Args;
 use stockade::{
-    Language, MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION, SandboxMode, SandboxReport,
-    Session, SessionOptions, locate_worker,
+    Interpreter, Language, MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION, SandboxMode,
+    SandboxReport, Session, SessionOptions, find_python, locate_engine_module, locate_worker,
 };
 
 use crate::exit;
@@ -20,6 +21,104 @@ pub struct DoctorArgs {
     /// Worker binary to check (default: as `stockade run` finds it).
     #[arg(long, value_name = "PATH")]
     worker: Option<PathBuf>,
+    /// Python interpreter to check for the cpython engine (default: python3 on PATH).
+    #[arg(long, value_name = "PATH")]
+    python: Option<PathBuf>,
+}
+
+/// What the CPython engine needs, found or not, and one start of it.
+struct CPythonCheck {
+    python: Result<(String, String), String>,
+    module: Result<String, String>,
+    /// A session in `require` mode: its engine and sandbox, or why not.
+    start: Result<(String, SandboxReport), String>,
+}
+
+fn check_cpython(python: Option<&std::path::Path>, worker: &std::path::Path) -> CPythonCheck {
+    let found = find_python(python)
+        .map(|p| (p.executable.display().to_string(), p.version))
+        .map_err(|err| err.to_string());
+    let module = locate_engine_module(None, Some(worker))
+        .map(|m| m.display().to_string())
+        .map_err(|err| err.to_string());
+    let start = if found.is_ok() && module.is_ok() {
+        let mut options = SessionOptions::new(Language::Python)
+            .engine(Interpreter::CPython)
+            .sandbox(SandboxMode::Require)
+            .worker(worker)
+            .spare(false);
+        if let Some(python) = python {
+            options = options.python(python);
+        }
+        Session::new(options)
+            .map(|session| {
+                let info = session.worker_info().clone();
+                session.close();
+                (info.engine, info.sandbox)
+            })
+            .map_err(|err| err.to_string())
+    } else {
+        Err("not tried: the interpreter or the module is missing".into())
+    };
+    CPythonCheck {
+        python: found,
+        module,
+        start,
+    }
+}
+
+impl CPythonCheck {
+    fn json(&self) -> String {
+        let field = |r: &Result<String, String>| match r {
+            Ok(v) => json_str(v),
+            Err(_) => "null".into(),
+        };
+        let errors: Vec<String> = [
+            self.python.as_ref().err(),
+            self.module.as_ref().err(),
+            self.start.as_ref().err(),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|e| json_str(e))
+        .collect();
+        format!(
+            "{{\"available\": {}, \"python\": {}, \"version\": {}, \"module\": {}, \"engine\": {}, \"sandbox\": {}, \"errors\": {}}}",
+            self.start.is_ok(),
+            field(&self.python.clone().map(|p| p.0)),
+            field(&self.python.clone().map(|p| p.1)),
+            field(&self.module),
+            field(&self.start.clone().map(|s| s.0)),
+            self.start
+                .as_ref()
+                .map_or_else(|_| "null".into(), |(_, report)| report_json(report)),
+            json_list(errors),
+        )
+    }
+
+    fn print(&self) {
+        match &self.python {
+            Ok((path, version)) => println!("cpython interpreter: {path} (CPython {version})"),
+            Err(err) => println!("cpython interpreter: not found: {err}"),
+        }
+        match &self.module {
+            Ok(module) => println!("cpython engine module: {module}"),
+            Err(err) => println!("cpython engine module: not found: {err}"),
+        }
+        match &self.start {
+            Ok((engine, report)) => println!(
+                "engine cpython: starts under require ({engine}); {}",
+                if report.is_complete() {
+                    "every layer in force"
+                } else {
+                    "layers missing"
+                }
+            ),
+            Err(err) => println!(
+                "engine cpython: not available ({err}); Python guests can still run on monty (--engine monty)"
+            ),
+        }
+    }
 }
 
 /// What one start of a worker in one mode showed.
@@ -87,6 +186,7 @@ pub fn doctor(args: DoctorArgs) -> i32 {
         probe(&worker, SandboxMode::Require),
         probe(&worker, SandboxMode::Auto),
     ];
+    let cpython = check_cpython(args.python.as_deref(), &worker);
     if args.json {
         let modes: Vec<String> = probes
             .iter()
@@ -106,10 +206,11 @@ pub fn doctor(args: DoctorArgs) -> i32 {
             })
             .collect();
         println!(
-            "{{\"stockade_version\": {}, \"worker\": {}, \"protocol\": {{\"min\": {MIN_SUPPORTED_PROTOCOL_VERSION}, \"max\": {PROTOCOL_VERSION}}}, \"modes\": {{{}}}}}",
+            "{{\"stockade_version\": {}, \"worker\": {}, \"protocol\": {{\"min\": {MIN_SUPPORTED_PROTOCOL_VERSION}, \"max\": {PROTOCOL_VERSION}}}, \"modes\": {{{}}}, \"cpython\": {}}}",
             json_str(env!("CARGO_PKG_VERSION")),
             json_str(&worker.display().to_string()),
-            modes.join(", ")
+            modes.join(", "),
+            cpython.json()
         );
     } else {
         println!("stockade {}", env!("CARGO_PKG_VERSION"));
@@ -138,6 +239,7 @@ pub fn doctor(args: DoctorArgs) -> i32 {
                 Err(err) => println!("sandbox {}: refuses to start: {err}", p.mode.name()),
             }
         }
+        cpython.print();
     }
     // Doctor succeeds when a worker starts at all; `require` failing is
     // information, shown above.

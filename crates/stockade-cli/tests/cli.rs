@@ -437,3 +437,45 @@ fn repl_ends_with_the_limit_status_when_the_session_is_lost() {
         stderr(&output)
     );
 }
+
+#[test]
+fn run_with_engine_cpython_runs_real_python() {
+    let code = "from dataclasses import dataclass\n@dataclass\nclass P:\n    x: int\n    @property\n    def double(self):\n        return self.x * 2\nprint(P(21).double)\n";
+    let output = run_code(code, &["--engine", "cpython", "--sandbox", "require"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "42\n");
+    // monty does not have method decorators: the same file fails there.
+    let output = run_code(code, &["--engine", "monty"]);
+    assert_ne!(output.status.code(), Some(0));
+}
+
+#[test]
+fn a_missing_python_interpreter_is_a_clear_configuration_error() {
+    let output = run_code(
+        "1",
+        &["--engine", "cpython", "--python", "/nonexistent/python3"],
+    );
+    assert_ne!(output.status.code(), Some(0));
+    let line = last_line(&output);
+    assert!(line.contains("/nonexistent/python3"), "{line}");
+    assert!(line.contains("engine=\"monty\""), "{line}");
+}
+
+#[test]
+fn doctor_shows_whether_the_cpython_engine_runs_here() {
+    let output = stockade(&["doctor"]);
+    let text = stdout(&output);
+    assert!(text.contains("cpython interpreter: "), "{text}");
+    assert!(
+        text.contains("engine cpython: starts under require (python (cpython 3."),
+        "{text}"
+    );
+    let output = stockade(&["doctor", "--python", "/nonexistent/python3"]);
+    let text = stdout(&output);
+    assert!(
+        text.contains("engine cpython: not available") && text.contains("--engine monty"),
+        "{text}"
+    );
+    let output = stockade(&["doctor", "--json"]);
+    assert!(stdout(&output).contains("\"cpython\": {\"available\": true"));
+}
