@@ -14,6 +14,21 @@ use crate::engine::CPythonEngine;
 /// The guest side written in Python.
 const GUEST_PY: &str = include_str!("guest.py");
 
+/// The system libraries a manylinux wheel may link without bundling
+/// (PEP 600's policy, less graphics), beyond libc and libm, which the
+/// interpreter already has: loaded before the sandbox when the host gives
+/// package directories, so their extension modules find them by name
+/// without the system's library directory being shown.
+const WHEEL_RUNTIME: &[&std::ffi::CStr] = &[
+    c"libgcc_s.so.1",
+    c"libstdc++.so.6",
+    c"libpthread.so.0",
+    c"libdl.so.2",
+    c"librt.so.1",
+    c"libutil.so.1",
+    c"libz.so.1",
+];
+
 /// Modules the guest side and its error reports use, imported before the
 /// sandbox so the first feed finds them loaded.
 const PRELOADED: &[&str] = &["ast", "io", "linecache", "traceback", "datetime", "keyword"];
@@ -58,6 +73,9 @@ impl CPythonPrepared {
             }
             path.push(dir.clone());
         }
+        if !config.site_packages.is_empty() {
+            load_wheel_runtime();
+        }
         sys.setattr("path", PyList::new(py, &path).map_err(text)?)
             .map_err(text)?;
         for name in PRELOADED {
@@ -76,6 +94,19 @@ impl CPythonPrepared {
             readable: path.into_iter().map(PathBuf::from).collect(),
             guest: guest.unbind(),
         })
+    }
+}
+
+/// Loads `WHEEL_RUNTIME` into the process; a library the machine lacks is
+/// skipped (a package that needs it then fails to import, saying which).
+fn load_wheel_runtime() {
+    for library in WHEEL_RUNTIME {
+        // SAFETY: dlopen of a system runtime library by soname; its
+        // initialisers run now, on the main thread, before any guest code.
+        // The handle is kept for the life of the process on purpose.
+        unsafe {
+            libc::dlopen(library.as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL);
+        }
     }
 }
 

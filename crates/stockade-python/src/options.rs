@@ -3,7 +3,7 @@
 //! names the option in any refusal.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use stockade::{Language, OptionValue, SessionOptions};
 
 use crate::errors::configuration;
@@ -21,6 +21,14 @@ fn option_value(value: &Bound<'_, PyAny>) -> Option<OptionValue> {
     }
     if let Ok(s) = value.cast::<PyString>() {
         return s.to_str().ok().map(|s| OptionValue::Str(s.to_owned()));
+    }
+    if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
+        return value
+            .try_iter()
+            .ok()?
+            .map(|item| item.ok()?.extract::<String>().ok())
+            .collect::<Option<Vec<_>>>()
+            .map(OptionValue::List);
     }
     if let Ok(dict) = value.cast::<PyDict>() {
         let pairs: Vec<_> = dict.iter().collect();

@@ -30,7 +30,7 @@ pub mod selftest;
 
 pub use report::{Layer, Missing, Report};
 pub use requirement::{Requirement, SandboxError};
-pub use seccomp::FileAccess;
+pub use seccomp::Profile;
 pub use stockade_wire::SandboxMode;
 
 use std::path::PathBuf;
@@ -64,12 +64,12 @@ impl SandboxConfig {
         }
     }
 
-    /// What seccomp lets the worker do with files.
-    pub fn file_access(&self) -> FileAccess {
+    /// The seccomp allow-list: the interpreter's when there are trees to read.
+    pub fn profile(&self) -> Profile {
         if self.readable.is_empty() {
-            FileAccess::None
+            Profile::Closed
         } else {
-            FileAccess::ReadOnly
+            Profile::Interpreter
         }
     }
 
@@ -121,7 +121,7 @@ pub fn apply(config: &SandboxConfig) -> Result<Report, SandboxError> {
         }
     }
     if config.wants(Layer::Seccomp) {
-        seccomp::install(&mut req, config.verified_seccomp, config.file_access())?;
+        seccomp::install(&mut req, config.verified_seccomp, config.profile())?;
     } else {
         req.unavailable(Layer::Seccomp, LEFT_OUT)?;
     }

@@ -1,5 +1,6 @@
-//! User, mount, network and IPC namespaces, and an empty read-only root
-//! holding only the [`readable`](crate::readable) trees.
+//! User, mount, network, IPC and UTS namespaces (the host name is
+//! `stockade`), and an empty read-only root holding only the
+//! [`readable`](crate::readable) trees.
 
 use std::path::PathBuf;
 
@@ -26,8 +27,11 @@ pub fn isolate(
     cloned: Option<Result<Vec<readable::Tree>, String>>,
 ) -> Result<(), SandboxError> {
     let (uid, gid) = (getuid().as_raw(), getgid().as_raw());
-    let flags =
-        UnshareFlags::NEWUSER | UnshareFlags::NEWNS | UnshareFlags::NEWNET | UnshareFlags::NEWIPC;
+    let flags = UnshareFlags::NEWUSER
+        | UnshareFlags::NEWNS
+        | UnshareFlags::NEWNET
+        | UnshareFlags::NEWIPC
+        | UnshareFlags::NEWUTS;
     // SAFETY: the flags do not include FILES, the one flag that can split
     // descriptor tables between threads; and a user namespace can only be
     // entered by a single-threaded process, which `apply` requires anyway.
@@ -44,6 +48,14 @@ pub fn isolate(
             format!("cannot map ids in the user namespace: {err}"),
         )?;
         return req.unavailable(Layer::EmptyRoot, "needs the user namespace's id map");
+    }
+    // A guest that may ask (`uname`) learns this name, not the host's.
+    if let Err(err) = rustix::system::sethostname(b"stockade") {
+        req.unavailable(
+            Layer::Namespaces,
+            format!("cannot name the UTS namespace: {err}"),
+        )?;
+        return req.unavailable(Layer::EmptyRoot, "needs the namespaces");
     }
     req.applied(Layer::Namespaces);
     match empty_root(readable, cloned) {

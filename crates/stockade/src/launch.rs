@@ -25,6 +25,12 @@ sys.modules['stockade_cpython'] = m\n\
 l.exec_module(m)\n\
 sys.exit(m.serve())\n";
 
+/// `path` made absolute against the current directory: the worker starts
+/// in `/`, where a relative path would name something else.
+fn absolute(path: PathBuf) -> PathBuf {
+    std::path::absolute(&path).unwrap_or(path)
+}
+
 /// A worker process to start: a program and its arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Launch {
@@ -39,8 +45,10 @@ impl Launch {
             Interpreter::CPython => {
                 let python = find_python(options.cpython.python.as_deref())?;
                 let worker = options.worker.clone().or_else(|| locate_worker(None).ok());
-                let module =
-                    locate_engine_module(options.cpython.module.as_deref(), worker.as_deref())?;
+                let module = absolute(locate_engine_module(
+                    options.cpython.module.as_deref(),
+                    worker.as_deref(),
+                )?);
                 Ok(Self {
                     program: python.executable,
                     args: vec![
@@ -53,7 +61,7 @@ impl Launch {
                 })
             }
             Interpreter::Monty | Interpreter::QuickJs => Ok(Self {
-                program: locate_worker(options.worker.as_deref())?,
+                program: absolute(locate_worker(options.worker.as_deref())?),
                 args: Vec::new(),
             }),
         }

@@ -7,6 +7,7 @@ import dataclasses
 import datetime as _dt
 import inspect
 import os
+import sys
 from pathlib import Path
 from typing import Any, Callable, Dict, Mapping, Optional, Union
 
@@ -98,7 +99,17 @@ def _options(limits: Optional[Limits], sandbox: str, worker: Optional[Union[str,
             if value.tzinfo is None:
                 raise ConfigurationError("frozen_clock must be a timezone-aware datetime")
             value = value.timestamp()
+        if key == "python":
+            value = os.fspath(value)
+        if key == "site_packages":
+            if isinstance(value, (str, os.PathLike)):
+                value = [value]
+            value = [os.path.abspath(os.fspath(path)) for path in value]
         options[key] = value
+    # The cpython engine runs in the interpreter running this package,
+    # unless python= names another.
+    if options.get("engine") == "cpython" and "python" not in options:
+        options["python"] = sys.executable
     return options
 
 

@@ -12,7 +12,7 @@
 
 use seccompiler::{BpfProgram, SeccompAction, SeccompFilter, TargetArch, sock_filter};
 
-use super::policy::{FileAccess, worker_policy};
+use super::policy::{Profile, worker_policy};
 use crate::{Layer, Requirement, SandboxError};
 
 /// The compiled filters, in installation order.
@@ -29,9 +29,10 @@ const ARCH: Option<TargetArch> = Some(TargetArch::x86_64);
 const ARCH: Option<TargetArch> = None;
 
 /// Compiles the worker policy for process `pid`.
-pub fn compile(pid: u32, files: FileAccess) -> Result<Programs, String> {
+pub fn compile(pid: u32, profile: Profile) -> Result<Programs, String> {
     let arch = ARCH.ok_or("no measured system-call policy for this architecture")?;
-    let policy = worker_policy(pid, files).map_err(|e| format!("cannot build the policy: {e}"))?;
+    let policy =
+        worker_policy(pid, profile).map_err(|e| format!("cannot build the policy: {e}"))?;
     let build = |rules, mismatch, matched| -> Result<BpfProgram, String> {
         let filter =
             SeccompFilter::new(rules, mismatch, matched, arch).map_err(|e| e.to_string())?;
@@ -172,9 +173,9 @@ impl SeedSource for std::collections::hash_map::RandomState {
 /// Identifies the policy on this kernel: the filters compiled for a
 /// canonical pid (only the pid differs between workers) and the kernel's
 /// release, hashed. Equal fingerprints behave the same under a test-fire.
-pub fn fingerprint(files: FileAccess) -> Option<u64> {
+pub fn fingerprint(profile: Profile) -> Option<u64> {
     use std::hash::{Hash, Hasher};
-    let programs = compile(0, files).ok()?;
+    let programs = compile(0, profile).ok()?;
     let release = rustix::system::uname().release().to_bytes().to_vec();
     // FNV-style fixed hashing: the value travels between processes, so it
     // must not depend on a per-process random seed.
@@ -209,13 +210,13 @@ impl std::hash::Hasher for Fnv {
 pub fn install(
     req: &mut Requirement,
     verified: Option<u64>,
-    files: FileAccess,
+    profile: Profile,
 ) -> Result<(), SandboxError> {
-    let programs = match compile(std::process::id(), files) {
+    let programs = match compile(std::process::id(), profile) {
         Ok(programs) => programs,
         Err(reason) => return req.unavailable(Layer::Seccomp, reason),
     };
-    let policy = fingerprint(files);
+    let policy = fingerprint(profile);
     let known = policy.is_some() && policy == verified;
     if known {
         req.note("seccomp test-fire skipped: this policy was verified on this kernel before");

@@ -5,4 +5,4 @@ pub mod install;
 pub mod policy;
 
 pub use install::install;
-pub use policy::{FileAccess, KILLED, Policy};
+pub use policy::{KILLED, Policy, Profile};

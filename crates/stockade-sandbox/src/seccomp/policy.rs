@@ -107,20 +107,25 @@ fn first_is(values: &[u64]) -> Result<Vec<SeccompRule>, BackendError> {
         .collect()
 }
 
-/// What a worker may do with files beyond the descriptors it inherited.
+/// Which allow-list a worker gets, by what its engine is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileAccess {
-    /// Nothing: no file may be opened, examined or listed.
-    None,
-    /// Files may be opened for reading only, examined and listed; the
-    /// empty root and Landlock decide which exist (the readable trees).
-    ReadOnly,
+pub enum Profile {
+    /// An engine inside a stockade binary (monty, QuickJS): no file may be
+    /// opened, examined or listed, and the system is not asked its name.
+    Closed,
+    /// A real interpreter (CPython) with readable trees: files may be
+    /// opened for reading only, examined and listed (the empty root and
+    /// Landlock decide which exist), and `uname` answers (for the worker's
+    /// own UTS namespace, whose host name is `stockade`).
+    Interpreter,
 }
 
-/// The calls reading a file tree needs, added for [`FileAccess::ReadOnly`].
+/// The calls reading a file tree needs, and `uname`, added for
+/// [`Profile::Interpreter`].
 #[cfg(target_arch = "x86_64")]
-fn read_only_files(allowed: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), BackendError> {
+fn interpreter_calls(allowed: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), BackendError> {
     for call in [
+        libc::SYS_uname,
         libc::SYS_newfstatat,
         libc::SYS_fstat,
         libc::SYS_statx,
@@ -157,7 +162,7 @@ fn read_only_files(allowed: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), 
 /// The worker's policy; `pid` is the worker's own process id, the only
 /// target its signal and limit calls may name.
 #[cfg(target_arch = "x86_64")]
-pub fn worker_policy(pid: u32, files: FileAccess) -> Result<Policy, BackendError> {
+pub fn worker_policy(pid: u32, profile: Profile) -> Result<Policy, BackendError> {
     let pid = u64::from(pid);
     let namespace_flags = (libc::CLONE_NEWNS
         | libc::CLONE_NEWUSER
@@ -224,8 +229,8 @@ pub fn worker_policy(pid: u32, files: FileAccess) -> Result<Policy, BackendError
         first_is(&[libc::SECCOMP_SET_MODE_FILTER as u64])?,
     );
 
-    if files == FileAccess::ReadOnly {
-        read_only_files(&mut allowed)?;
+    if profile == Profile::Interpreter {
+        interpreter_calls(&mut allowed)?;
     }
 
     Ok(Policy {
@@ -236,6 +241,6 @@ pub fn worker_policy(pid: u32, files: FileAccess) -> Result<Policy, BackendError
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-pub fn worker_policy(_pid: u32, _files: FileAccess) -> Result<Policy, BackendError> {
+pub fn worker_policy(_pid: u32, _profile: Profile) -> Result<Policy, BackendError> {
     Err(BackendError::InvalidArgumentNumber)
 }

@@ -1,0 +1,71 @@
+"""The cpython engine from Python: the interpreter running this package by
+default, the standard library, and package directories the host chooses
+(numpy, installed by the test command, with its threads)."""
+
+import os
+import sys
+
+import pytest
+
+import stockade
+
+
+def test_the_cpython_engine_is_this_interpreter_by_default():
+    with stockade.Sandbox("python", engine="cpython", sandbox="require") as sandbox:
+        assert sandbox.run("import sys\nsys.version_info[:3]") == tuple(sys.version_info[:3])
+        # What a subset interpreter lacks: properties, inheritance, match.
+        code = ("class A:\n    @property\n    def v(self):\n        return 1\n"
+                "class B(A):\n    pass\n"
+                "match B().v:\n    case 1:\n        r = 'one'\nr")
+        assert sandbox.run(code) == "one"
+
+
+def test_an_engine_for_another_language_is_refused():
+    with pytest.raises(stockade.ConfigurationError, match="runs javascript guests"):
+        stockade.Sandbox("python", engine="quickjs")
+
+
+def test_site_packages_are_importable_and_nothing_else_of_the_host(tmp_path):
+    package = tmp_path / "site" / "greeting"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("def hello(name):\n    return f'hello {name}'\n")
+    (tmp_path / "secret.txt").write_text("not for guests")
+    for path in [tmp_path, tmp_path / "site", package]:
+        path.chmod(0o755)
+    (package / "__init__.py").chmod(0o644)
+    with stockade.Sandbox("python", engine="cpython",
+                          site_packages=[tmp_path / "site"]) as sandbox:
+        assert sandbox.run("import greeting\ngreeting.hello('guest')") == "hello guest"
+        with pytest.raises(stockade.GuestError) as caught:
+            sandbox.run(f"open({str(tmp_path / 'secret.txt')!r}).read()")
+        assert caught.value.type == "FileNotFoundError"
+        with pytest.raises(stockade.GuestError) as caught:
+            sandbox.run(f"open({str(package / 'new.py')!r}, 'w')")
+        assert caught.value.type in {"PermissionError", "OSError"}
+    with stockade.Sandbox("python", engine="cpython") as sandbox:
+        with pytest.raises(stockade.GuestError) as caught:
+            sandbox.run("import greeting")
+        assert caught.value.type == "ModuleNotFoundError"
+
+
+def test_numpy_from_the_hosts_environment_runs_with_its_threads_under_every_layer():
+    numpy = pytest.importorskip("numpy")
+    site = os.path.dirname(os.path.dirname(numpy.__file__))
+    with stockade.Sandbox("python", engine="cpython", sandbox="require",
+                          site_packages=[site]) as sandbox:
+        code = ("import numpy as np\n"
+                "a = np.arange(250_000, dtype=np.float64).reshape(500, 500)\n"
+                "float(np.trace(a @ a.T))")
+        expected = float(numpy.trace(numpy.arange(250_000, dtype=numpy.float64).reshape(500, 500)
+                                     @ numpy.arange(250_000, dtype=numpy.float64).reshape(500, 500).T))
+        assert sandbox.run(code) == expected
+        # Every thread of the worker, numpy's included, is under the filter.
+        tasks = os.listdir(f"/proc/{sandbox.worker_pid}/task")
+        for task in tasks:
+            status = open(f"/proc/{sandbox.worker_pid}/task/{task}/status").read()
+            assert "Seccomp:\t2" in status, f"thread {task} is not filtered"
+        # numpy inside the sandbox reads no more of the host than Python does.
+        with pytest.raises(stockade.GuestError) as caught:
+            sandbox.run("np.loadtxt('/etc/passwd')")
+        assert caught.value.type == "FileNotFoundError"
+        assert sandbox.run("import os\nos.uname().nodename") == "stockade"
