@@ -1,3 +1,5 @@
+import base64
+import hashlib
 import json
 
 raw = """
@@ -30,5 +32,10 @@ summary = {
 print(json.dumps(summary, indent=2))
 print(json.dumps(summary, separators=(",", ":"), sort_keys=True))
 
+canonical = json.dumps(summary, separators=(",", ":"), sort_keys=True).encode()
+digest = hashlib.sha256(canonical).hexdigest()
+print("sha256:", digest[:16], "| md5:", hashlib.md5(canonical).hexdigest())
+token = base64.urlsafe_b64encode(canonical[:24]).decode()
+print("base64:", token, "->", base64.urlsafe_b64decode(token).decode())
 roundtrip = json.loads(json.dumps(summary))
 print(roundtrip == summary, type(roundtrip["untagged"]).__name__)

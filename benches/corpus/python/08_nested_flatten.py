@@ -1,3 +1,5 @@
+import copy
+
 config = {
     "server": {"host": "0.0.0.0", "port": 8080,
                "tls": {"enabled": True, "cert": "/etc/cert.pem"}},
@@ -39,3 +41,10 @@ back = unflatten(flat)
 print(back["server"]["tls"])
 print(back["features"])
 print(back["database"] == config["database"])
+
+shallow, deep = copy.copy(config), copy.deepcopy(config)
+config["server"]["port"] = 9090
+config["features"].append("audit")
+print("shallow sees change:", shallow["server"]["port"], shallow["features"])
+print("deep unaffected:   ", deep["server"]["port"], deep["features"])
+print(shallow["server"] is config["server"], deep["server"] is config["server"])

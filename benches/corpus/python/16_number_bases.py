@@ -1,3 +1,7 @@
+import struct
+from array import array
+
+
 def to_base(n, base):
     digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
     if n == 0:
@@ -32,3 +36,9 @@ print([to_roman(y) for y in (1987, 2024, 3999, 44)])
 print(f"{1234567.891:,.2f} | {0.000123:.2e} | {42:08b} | {255:#x} | {3.14159:+.3f}")
 print((255).bit_length(), (1023).bit_count(), 17 & 5, 17 | 5, 17 ^ 5, ~17, 1 << 10)
 print(int.from_bytes(b"\x01\x00", "big"), (258).to_bytes(2, "little"))
+
+header = struct.pack("<4sHHI", b"PKT1", 7, 512, 0xDEADBEEF)
+print(len(header), header.hex(" "), struct.unpack("<4sHHI", header))
+print(struct.pack(">f", 1.5).hex(), struct.unpack(">d", struct.pack(">d", 0.1))[0], struct.calcsize("<iqd"))
+samples = array("h", [-3, 100, 32767, -32768])
+print(samples.tolist(), samples.itemsize, samples.tobytes().hex(), sum(samples) / len(samples))

@@ -1,5 +1,5 @@
 import re
-from collections import Counter
+from collections import Counter, OrderedDict
 
 text = """
 It was the best of times, it was the worst of times, it was the age of
@@ -21,6 +21,13 @@ for word, n in sorted(content.items(), key=lambda kv: (-kv[1], kv[0]))[:6]:
 
 lengths = Counter(len(w) for w in words)
 print("length histogram:", dict(sorted(lengths.items())))
+recent = OrderedDict()
+for w in words:
+    recent[w] = recent.pop(w, 0) + 1
+    if len(recent) > 5:
+        recent.popitem(last=False)
+print("first distinct:", list(OrderedDict.fromkeys(words))[:6])
+print("5 most recently seen:", list(recent.items()))
 longest = max(words, key=len)
 print("longest word:", longest, len(longest))
 

@@ -5,13 +5,10 @@ class InsufficientFunds(Exception):
 
 
 class Account:
-    _next_id = 1000
+    overdraft = 0.0
 
     def __init__(self, owner, balance=0.0):
-        self.owner, self._balance = owner, balance
-        self.id = Account._next_id
-        Account._next_id += 1
-        self.history = []
+        self.owner, self._balance, self.history = owner, balance, []
 
     @property
     def balance(self):
@@ -24,19 +21,14 @@ class Account:
         self.history.append(("deposit", amount))
 
     def withdraw(self, amount):
-        if amount > self._balance:
+        if amount > self._balance + self.overdraft:
             raise InsufficientFunds(self, amount)
         self._balance -= amount
         self.history.append(("withdraw", amount))
 
-    def __repr__(self):
-        return f"{type(self).__name__}(#{self.id}, {self.owner!r}, {self._balance:.2f})"
-
 
 class SavingsAccount(Account):
-    def __init__(self, owner, balance=0.0, rate=0.02):
-        super().__init__(owner, balance)
-        self.rate = rate
+    rate = 0.03
 
     def add_interest(self):
         interest = round(self._balance * self.rate / 12, 2)
@@ -44,31 +36,18 @@ class SavingsAccount(Account):
         return interest
 
 
-class OverdraftAccount(Account):
-    def __init__(self, owner, balance=0.0, limit=100.0):
-        super().__init__(owner, balance)
-        self.limit = limit
-
-    def withdraw(self, amount):
-        if amount > self._balance + self.limit:
-            raise InsufficientFunds(self, amount)
-        self._balance -= amount
-        self.history.append(("withdraw", amount))
+class CheckingAccount(Account):
+    overdraft = 80.0
 
 
-def transfer(src, dst, amount):
-    src.withdraw(amount)
-    dst.deposit(amount)
-
-
-accounts = [Account("Ann", 50), SavingsAccount("Ben", 1200, rate=0.03), OverdraftAccount("Cat", 20, limit=80)]
+accounts = [Account("Ann", 50), SavingsAccount("Ben", 1200), CheckingAccount("Cat", 20)]
 ann, ben, cat = accounts
-transfer(ben, ann, 200)
+ben.withdraw(200), ann.deposit(200), cat.withdraw(90)
 print("interest for Ben:", ben.add_interest())
-cat.withdraw(90)
 for src, dst, amt in ((ann, cat, 500), (cat, ann, 50), (ann, ben, 100)):
     try:
-        transfer(src, dst, amt)
+        src.withdraw(amt)
+        dst.deposit(amt)
         print(f"moved {amt} {src.owner}->{dst.owner}")
     except InsufficientFunds as e:
         print("failed:", e, f"(short {e.shortfall:.2f})")
@@ -77,5 +56,5 @@ try:
 except ValueError as e:
     print("error:", e)
 for a in accounts:
-    print(a, len(a.history), "transactions", isinstance(a, Account))
+    print(f"{type(a).__name__}({a.owner!r}, {a.balance:.2f})", len(a.history), "transactions")
 print("total holdings:", round(sum(a.balance for a in accounts), 2))

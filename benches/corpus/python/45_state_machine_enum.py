@@ -41,13 +41,8 @@ class Order:
         return self.state not in TRANSITIONS
 
 
-scenarios = {
-    1: ["pay", "ship", "deliver"],
-    2: ["pay", "cancel"],
-    3: ["ship"],
-    4: ["cancel", "pay"],
-    5: ["pay", "ship", "deliver", "return"],
-}
+scenarios = {1: ["pay", "ship", "deliver"], 2: ["pay", "cancel"], 3: ["ship"],
+             4: ["cancel", "pay"], 5: ["pay", "ship", "deliver", "return"]}
 for oid, events in scenarios.items():
     order = Order(oid)
     try:
@@ -56,6 +51,5 @@ for oid, events in scenarios.items():
     except InvalidTransition as err:
         print("!", err)
     print(f"order {oid}: {' -> '.join(order.log)} (final={order.is_final})")
-
 print([s.name for s in State if s not in TRANSITIONS])
 print(State.PAID.value, State["SHIPPED"], State(4).name, len(State))

@@ -24,10 +24,7 @@ class Polynomial:
         return len(self.coeffs) - 1
 
     def __call__(self, x):
-        result = 0
-        for c in reversed(self.coeffs):
-            result = result * x + c
-        return result
+        return sum(c * x ** i for i, c in enumerate(self.coeffs))
 
     def __add__(self, other):
         n = max(len(self.coeffs), len(other.coeffs))
@@ -43,15 +40,10 @@ class Polynomial:
         return Polynomial(*out)
 
     def derivative(self):
-        return Polynomial(*(i * c for i, c in enumerate(self.coeffs) if i)) if self.degree else Polynomial(0)
-
-    def __eq__(self, other):
-        return self.coeffs == other.coeffs
+        return Polynomial(*(i * c for i, c in enumerate(self.coeffs) if i))
 
     def __str__(self):
-        terms = [(c, i) for i, c in enumerate(self.coeffs) if c][::-1]
-        if not terms:
-            return "0"
+        terms = [(c, i) for i, c in enumerate(self.coeffs) if c][::-1] or [(0, 0)]
         s = ("-" if terms[0][0] < 0 else "") + self._term(*terms[0])
         for c, i in terms[1:]:
             s += (" - " if c < 0 else " + ") + self._term(c, i)
@@ -60,12 +52,9 @@ class Polynomial:
 
 p = Polynomial(1, -3, 0, 2)
 q = Polynomial(-1, 1)
-print("p(x) =", p, "| degree", p.degree)
-print("q(x) =", q)
-print("p + q =", p + q)
-print("p * q =", p * q)
-print("p' =", p.derivative(), "| p'' =", p.derivative().derivative())
-print("p(0..4) =", [p(x) for x in range(5)])
+print("p(x) =", p, "| q(x) =", q, "| degree of p:", p.degree)
+print("p + q =", p + q, "| p * q =", p * q)
+print("p' =", p.derivative(), "| p'' =", p.derivative().derivative(), "| p(0..4) =", [p(x) for x in range(5)])
 r = Polynomial.from_roots(1, -2, 3)
 print("roots 1,-2,3 ->", r, "| r(3) =", r(3), "| r(-2) =", r(-2))
-print((q * q) == Polynomial(1, -2, 1), Polynomial(0, 0, 0), Polynomial(5).derivative())
+print((q * q).coeffs == [1, -2, 1], Polynomial(0, 0, 0), Polynomial(5).derivative())

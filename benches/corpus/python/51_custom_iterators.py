@@ -1,4 +1,4 @@
-class Countdown:
+class Countdown:  # iterable: each loop gets a fresh generator
     def __init__(self, start):
         self.start = start
 
@@ -8,29 +8,20 @@ class Countdown:
             yield n
             n -= 1
 
-    def __reversed__(self):
-        return iter(range(1, self.start + 1))
 
-    def __len__(self):
-        return self.start
-
-
-class Range2D:
+class Range2D:  # iterator: single pass, then exhausted
     def __init__(self, rows, cols):
         self.rows, self.cols = rows, cols
-        self._r = self._c = 0
+        self._i = 0
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        if self._r >= self.rows:
+        if self._i >= self.rows * self.cols:
             raise StopIteration
-        cell = (self._r, self._c)
-        self._c += 1
-        if self._c == self.cols:
-            self._r, self._c = self._r + 1, 0
-        return cell
+        self._i += 1
+        return divmod(self._i - 1, self.cols)
 
 
 class Peekable:
@@ -44,10 +35,10 @@ class Peekable:
         return self
 
     def __next__(self):
-        if self._peeked is not self._sentinel:
-            value, self._peeked = self._peeked, self._sentinel
-            return value
-        return next(self._it)
+        if self._peeked is self._sentinel:
+            return next(self._it)
+        value, self._peeked = self._peeked, self._sentinel
+        return value
 
     def peek(self, default=None):
         if self._peeked is self._sentinel:
@@ -56,11 +47,9 @@ class Peekable:
 
 
 cd = Countdown(5)
-print(list(cd), list(reversed(cd)), len(cd), 3 in cd, sum(cd))
+print(list(cd), 3 in cd, sum(cd), dict(zip("abc", cd)), list(enumerate(Countdown(3), 1)))
 grid = Range2D(2, 3)
-print(list(grid))
-print("exhausted:", list(grid))
-
+print(list(grid), "then exhausted:", list(grid))
 p = Peekable([1, 1, 2, 3, 3, 3, 4])
 groups = []
 for x in p:
@@ -68,9 +57,4 @@ for x in p:
     while p.peek() == x:
         run.append(next(p))
     groups.append(run)
-print("groups:", groups)
-print("peek on empty:", Peekable([]).peek("nothing"))
-it = iter([10, 20, 30])
-print(next(it), next(it), next(it), next(it, "end"))
-print(dict(zip("abc", Countdown(3))), list(enumerate(Countdown(3), 1)))
-print(list(map(lambda t: t[0] * t[1], Range2D(2, 2))))
+print("groups:", groups, "| peek on empty:", Peekable([]).peek("nothing"))

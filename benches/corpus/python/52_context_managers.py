@@ -1,5 +1,4 @@
 from contextlib import contextmanager, suppress
-import io
 
 
 class Timer:
@@ -33,14 +32,6 @@ def transaction(store):
         print(f"  rollback ({e})")
 
 
-@contextmanager
-def indented(buffer, prefix="    "):
-    inner = io.StringIO()
-    yield inner
-    for line in inner.getvalue().splitlines():
-        buffer.write(prefix + line + "\n")
-
-
 with Timer("load") as t:
     for _ in range(3):
         t.tick(2)
@@ -59,12 +50,6 @@ with transaction(accounts) as s:
     if s["alice"] < 0:
         raise ValueError("negative balance")
 print("after:", accounts)
-
-out = io.StringIO()
-out.write("report:\n")
-with indented(out) as inner:
-    inner.write("line a\nline b\n")
-print(out.getvalue(), end="")
 
 with suppress(ZeroDivisionError):
     print("before")

@@ -24,12 +24,6 @@ def retry(times, exceptions=(Exception,)):
     return decorator
 
 
-def make_multiplier(k):
-    def multiply(x):
-        return x * k
-    return multiply
-
-
 def make_accumulator():
     total = 0
     def add(x):
@@ -46,9 +40,6 @@ def fib(n):
 
 print("fib(15) =", fib(15), "calls:", fib.calls, "name:", fib.__name__)
 
-cached_fib = functools.lru_cache(maxsize=None)(lambda n: n if n < 2 else cached_fib(n - 1) + cached_fib(n - 2))
-print("cached fib(80) =", cached_fib(80), cached_fib.cache_info())
-
 state = {"n": 0}
 
 
@@ -61,8 +52,6 @@ def flaky():
 
 
 print(flaky())
-double, triple = make_multiplier(2), make_multiplier(3)
-print([double(x) for x in range(4)], [triple(x) for x in range(4)])
 acc = make_accumulator()
 print([acc(x) for x in (5, 10, -3)])
 adders = [lambda x, i=i: x + i for i in range(3)]

@@ -1,87 +1,58 @@
+import operator
 import re
 
-TOKEN_RE = re.compile(r"(\d+\.?\d*)|(\*\*|[-+*/%()])")
+TOKEN_RE = re.compile(r"\s*(?:(\d+\.?\d*)|(\*\*|[-+*/%()])|(\S))")
+BINOPS = {"+": (1, operator.add), "-": (1, operator.sub), "*": (2, operator.mul),
+          "/": (2, operator.truediv), "%": (2, operator.mod), "**": (4, operator.pow)}
+UNARY_MINUS_PREC = 3  # binds tighter than * but looser than **, as in Python
 
 
 def tokenize(src):
-    pos, tokens = 0, []
-    while pos < len(src):
-        if src[pos].isspace():
-            pos += 1
-            continue
-        m = TOKEN_RE.match(src, pos)
-        if not m:
-            raise SyntaxError(f"unexpected character {src[pos]!r} at {pos}")
-        num, op = m.groups()
-        tokens.append(("NUM", float(num)) if num else ("OP", op))
-        pos = m.end()
+    tokens = []
+    for num, op, bad in TOKEN_RE.findall(src):
+        if bad:
+            raise SyntaxError(f"unexpected character {bad!r}")
+        tokens.append(float(num) if num else op)
     return tokens
 
 
-class Parser:
-    def __init__(self, tokens):
-        self.tokens, self.i = tokens, 0
+def parse_expr(tokens, min_prec=1):
+    """Precedence climbing: consume tokens from the front, return the value."""
+    lhs = parse_atom(tokens)
+    while tokens and tokens[0] in BINOPS and BINOPS[tokens[0]][0] >= min_prec:
+        op = tokens.pop(0)
+        prec, fn = BINOPS[op]
+        rhs = parse_expr(tokens, prec if op == "**" else prec + 1)
+        lhs = fn(lhs, rhs)
+    return lhs
 
-    def peek(self):
-        return self.tokens[self.i] if self.i < len(self.tokens) else ("EOF", None)
 
-    def take(self):
-        tok = self.peek()
-        self.i += 1
+def parse_atom(tokens):
+    if not tokens:
+        raise SyntaxError("unexpected end of input")
+    tok = tokens.pop(0)
+    if tok == "-":
+        return -parse_expr(tokens, UNARY_MINUS_PREC)
+    if tok == "(":
+        value = parse_expr(tokens)
+        if not tokens or tokens.pop(0) != ")":
+            raise SyntaxError("expected ')'")
+        return value
+    if isinstance(tok, float):
         return tok
-
-    def expr(self):
-        value = self.term()
-        while self.peek() in (("OP", "+"), ("OP", "-")):
-            op = self.take()[1]
-            value = value + self.term() if op == "+" else value - self.term()
-        return value
-
-    def term(self):
-        value = self.unary()
-        while self.peek()[1] in ("*", "/", "%"):
-            op = self.take()[1]
-            rhs = self.unary()
-            if op != "*" and rhs == 0:
-                raise ZeroDivisionError("division by zero")
-            value = value * rhs if op == "*" else value / rhs if op == "/" else value % rhs
-        return value
-
-    def unary(self):
-        if self.peek() == ("OP", "-"):
-            self.take()
-            return -self.unary()
-        return self.power()
-
-    def power(self):
-        base = self.atom()
-        if self.peek() == ("OP", "**"):
-            self.take()
-            return base ** self.unary()
-        return base
-
-    def atom(self):
-        kind, val = self.take()
-        if kind == "NUM":
-            return val
-        if val == "(":
-            v = self.expr()
-            if self.take() != ("OP", ")"):
-                raise SyntaxError("expected ')'")
-            return v
-        raise SyntaxError(f"unexpected token {val!r}")
+    raise SyntaxError(f"unexpected token {tok!r}")
 
 
 def evaluate(src):
-    parser = Parser(tokenize(src))
-    result = parser.expr()
-    if parser.peek()[0] != "EOF":
-        raise SyntaxError(f"trailing input at token {parser.i}")
+    tokens = tokenize(src)
+    result = parse_expr(tokens)
+    if tokens:
+        raise SyntaxError(f"trailing input starting at {tokens[0]!r}")
     return result
 
 
-for src in ["1 + 2 * 3", "(1 + 2) * 3", "2 ** 3 ** 2", "-2 ** 2", "10 / 4 - 0.5",
-            "17 % 5 + 2 * (3 - (4 - 5))", "1 / 0", "2 * (3 + 4", "3 $ 4", "1 2"]:
+for src in ["1 + 2 * 3", "(1 + 2) * 3", "2 ** 3 ** 2", "-2 ** 2", "10 / 4 - 0.5", "2 * -3 + 1",
+            "17 % 5 + 2 * (3 - (4 - 5))", "1 / 0", "2 * (3 + 4", "3 $ 4", "1 2", "4 +"]:
     try:
         print(f"{src:<28} = {evaluate(src):g}")
     except (SyntaxError, ZeroDivisionError) as e:

@@ -1,4 +1,5 @@
 import re
+from collections import Counter
 from typing import NamedTuple
 
 
@@ -30,14 +31,11 @@ def tokenize(code):
         column = m.start() - line_start + 1
         if kind == "NEWLINE":
             line, line_start = line + 1, m.end()
-            continue
-        if kind == "SKIP":
-            continue
-        if kind == "ID" and value in KEYWORDS:
-            kind = "KEYWORD"
-        if kind == "MISMATCH":
+        elif kind == "MISMATCH":
             raise SyntaxError(f"unexpected {value!r} at {line}:{column}")
-        yield Token(kind, value, line, column)
+        elif kind != "SKIP":
+            kind = "KEYWORD" if kind == "ID" and value in KEYWORDS else kind
+            yield Token(kind, value, line, column)
 
 
 source = '''fn max(a, b) {
@@ -51,12 +49,8 @@ let total = max(3.5, 12) * 2;
 tokens = list(tokenize(source))
 for tok in tokens[:12]:
     print(f"{tok.line}:{tok.column:<3} {tok.kind:<8} {tok.value}")
-print("...")
-print("token count:", len(tokens))
-kinds = {}
-for t in tokens:
-    kinds[t.kind] = kinds.get(t.kind, 0) + 1
-print("by kind:", dict(sorted(kinds.items())))
+print("... token count:", len(tokens))
+print("by kind:", dict(sorted(Counter(t.kind for t in tokens).items())))
 print("strings:", [t.value for t in tokens if t.kind == "STRING"])
 print("identifiers:", sorted({t.value for t in tokens if t.kind == "ID"}))
 try:

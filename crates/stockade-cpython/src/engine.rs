@@ -18,9 +18,16 @@ use crate::clock::Clock;
 use crate::host::{FeedContext, HostState, flush_other_threads, python_thread_id, with_feed};
 use crate::values::{guest_exception, to_python, to_wire};
 
-/// Frames the engine itself puts under the guest's (its module frame and
-/// the trailing expression's), added to the host's recursion limit.
-const OWN_FRAMES: u32 = 2;
+/// Frames the engine itself puts under the guest's (the event loop's, when
+/// a feed awaits), added to the host's recursion limit.
+const OWN_FRAMES: u32 = 8;
+/// `ast.PyCF_ALLOW_TOP_LEVEL_AWAIT`: a feed may `await` at top level.
+const PYCF_ALLOW_TOP_LEVEL_AWAIT: i32 = 0x2000;
+/// `inspect.CO_COROUTINE`: the compiled feed awaits, so calling it makes a
+/// coroutine for the event loop.
+const CO_COROUTINE: i64 = 0x80;
+/// Where a feed's code lives, for tracebacks: `main.py`, `main.py#2`, ...
+const FEED_FILE: &str = "main.py";
 
 /// A Python session on the real interpreter.
 #[derive(Debug)]
@@ -28,6 +35,10 @@ pub struct CPythonEngine {
     globals: Py<PyAny>,
     compile_feed: Py<PyAny>,
     format_exception: Py<PyAny>,
+    guest_frames: Py<PyAny>,
+    function_type: Py<PyAny>,
+    /// The session's event loop (guest.py's HostLoop).
+    event_loop: Py<PyAny>,
     clock: Arc<Clock>,
     max_duration: Option<Duration>,
     state: Rc<RefCell<HostState>>,
@@ -80,6 +91,13 @@ impl CPythonEngine {
         namespace
             .set_item("__builtins__", py.import("builtins").map_err(text)?)
             .map_err(text)?;
+        let event_loop = guest
+            .getattr("HostLoop")
+            .and_then(|l| l.call0())
+            .map_err(text)?;
+        py.import("asyncio")
+            .and_then(|asyncio| asyncio.call_method1("set_event_loop", (&event_loop,)))
+            .map_err(text)?;
         let time_limit = guest.getattr("TimeLimit").map_err(text)?.unbind();
         // The timer raises it; the reply is decided by the clock alone.
         let max_duration = limits.max_duration_us.map(Duration::from_micros);
@@ -93,6 +111,13 @@ impl CPythonEngine {
         Ok(Self {
             globals: globals.unbind(),
             compile_feed: guest.getattr("compile_feed").map_err(text)?.unbind(),
+            guest_frames: guest.getattr("guest_frames").map_err(text)?.unbind(),
+            function_type: py
+                .import("types")
+                .and_then(|t| t.getattr("FunctionType"))
+                .map_err(text)?
+                .unbind(),
+            event_loop: event_loop.unbind(),
             format_exception: py
                 .import("traceback")
                 .and_then(|t| t.getattr("format_exception"))
@@ -158,31 +183,41 @@ impl CPythonEngine {
     fn run(&mut self, py: Python<'_>, code: &str) -> Result<stockade_wire::Value, Failure> {
         self.feeds += 1;
         let filename = if self.feeds == 1 {
-            "main.py".to_owned()
+            FEED_FILE.to_owned()
         } else {
-            format!("main.py#{}", self.feeds)
+            format!("{FEED_FILE}#{}", self.feeds)
         };
         let compiled = self
             .compile_feed
             .bind(py)
-            .call1((code, filename, 0))
+            .call1((code, filename, PYCF_ALLOW_TOP_LEVEL_AWAIT))
             .map_err(Failure::Syntax)?;
         let (body, last): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
             compiled.extract().map_err(|e: PyErr| Failure::Raised(e))?;
-        let builtins = py.import("builtins").map_err(Failure::Raised)?;
-        let globals = self.globals.bind(py);
-        builtins
-            .getattr("exec")
-            .and_then(|exec| exec.call1((body, globals)))
-            .map_err(Failure::Raised)?;
+        self.call(py, &body).map_err(Failure::Raised)?;
         if last.is_none() {
             return Ok(stockade_wire::Value::None);
         }
-        let value = builtins
-            .getattr("eval")
-            .and_then(|eval| eval.call1((last, globals)))
-            .map_err(Failure::Raised)?;
+        let value = self.call(py, &last).map_err(Failure::Raised)?;
         to_wire(&value).map_err(Failure::Conversion)
+    }
+
+    /// Runs compiled feed code in the session's globals, as the body of a
+    /// function (so an awaiting feed becomes a coroutine), and an awaiting
+    /// one to its end on the session's event loop.
+    fn call<'py>(&self, py: Python<'py>, code: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let function = self
+            .function_type
+            .bind(py)
+            .call1((code, self.globals.bind(py)))?;
+        let outcome = function.call0()?;
+        let flags: i64 = code.getattr("co_flags")?.extract()?;
+        if flags & CO_COROUTINE == 0 {
+            return Ok(outcome);
+        }
+        self.event_loop
+            .bind(py)
+            .call_method1("run_until_complete", (outcome,))
     }
 
     /// The reply for a failed feed.
@@ -237,11 +272,24 @@ impl CPythonEngine {
         let value = err.value(py);
         let exception = guest_exception(value.as_any());
         // The traceback travels beside the exception until it is
-        // normalised, so it is passed explicitly.
+        // normalised, so it is passed explicitly, from the guest's first
+        // frame (the event loop's are the engine's own).
+        let full = err.traceback(py);
+        let guest = full.as_ref().and_then(|tb| {
+            self.guest_frames
+                .bind(py)
+                .call1((tb, FEED_FILE))
+                .ok()
+                .filter(|tb| !tb.is_none())
+        });
+        let shown = match guest {
+            Some(tb) => tb,
+            None => full.map_or_else(|| py.None().into_bound(py), |tb| tb.into_any()),
+        };
         let traceback = self
             .format_exception
             .bind(py)
-            .call1((value.get_type(), value, err.traceback(py)))
+            .call1((value.get_type(), value, shown))
             .and_then(|lines| lines.extract::<Vec<String>>())
             .map(|lines| lines.concat())
             .unwrap_or_else(|_| exception.to_string());
@@ -263,11 +311,12 @@ impl Engine for CPythonEngine {
         } = feed;
         self.state.borrow_mut().functions.extend(functions);
         self.state.borrow_mut().ended = None;
-        let context = FeedContext {
+        let context = Python::attach(|py| FeedContext {
             link: Rc::clone(link),
             clock: Arc::clone(&self.clock),
             state: Rc::clone(&self.state),
-        };
+            event_loop: self.event_loop.clone_ref(py),
+        });
         if self.clock.exceeded() {
             return Ok(self.timed_out());
         }

@@ -9,11 +9,13 @@ this module can do no more with it than with its own code.
 """
 
 import ast
+import asyncio
 import builtins
 import io
 import linecache
+import time
 
-from stockade_cpython import emit, lookup
+from stockade_cpython import await_calls, emit, lookup
 
 _BUILTINS = builtins.__dict__
 
@@ -59,6 +61,63 @@ class Globals(dict):
         if name in _BUILTINS or not isinstance(name, str):
             raise KeyError(name)
         return lookup(name)
+
+
+class _HostSelector:
+    """The loop's only I/O: the host finishing async host calls. Waiting
+    on it blocks until the host resolves at least one."""
+
+    def __init__(self):
+        self.pending = {}
+
+    def select(self, timeout):
+        if self.pending and timeout != 0:
+            for call_id, failed, outcome in await_calls(list(self.pending)):
+                future = self.pending.pop(call_id, None)
+                if future is None or future.done():
+                    continue
+                if failed:
+                    future.set_exception(outcome)
+                else:
+                    future.set_result(outcome)
+        elif timeout is None:
+            raise RuntimeError(
+                "deadlock: the guest awaits something no host call or timer will finish")
+        elif timeout > 0:
+            time.sleep(timeout)
+        return []
+
+    def close(self):
+        self.pending.clear()
+
+
+class HostLoop(asyncio.base_events.BaseEventLoop):
+    """The session's event loop: asyncio as the guest knows it (tasks,
+    gather, sleep, timeouts), with async host calls as its I/O."""
+
+    def __init__(self):
+        super().__init__()
+        self._selector = _HostSelector()
+
+    def _process_events(self, event_list):
+        pass
+
+    def _write_to_self(self):
+        pass
+
+    def pending_call(self, call_id):
+        """The future an async host call's result arrives in."""
+        future = self.create_future()
+        self._selector.pending[call_id] = future
+        return future
+
+
+def guest_frames(tb, filename_prefix):
+    """The traceback from the guest's first frame on: the engine's own
+    (the loop running a coroutine) are left out."""
+    while tb is not None and not tb.tb_frame.f_code.co_filename.startswith(filename_prefix):
+        tb = tb.tb_next
+    return tb
 
 
 def compile_feed(source, filename, flags):

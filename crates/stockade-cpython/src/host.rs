@@ -31,6 +31,9 @@ pub struct FeedContext {
     pub link: SharedLink,
     pub clock: Arc<Clock>,
     pub state: Rc<RefCell<HostState>>,
+    /// The session's event loop (guest.py's HostLoop): an async host call
+    /// the host left pending becomes one of its futures.
+    pub event_loop: Py<PyAny>,
 }
 
 /// What the engine knows about the host across feeds.
@@ -187,6 +190,54 @@ pub fn lookup(py: Python<'_>, name: String) -> PyResult<Py<PyAny>> {
     })
 }
 
+/// Waits until the host finishes one or more of the async calls `call_ids`
+/// (the event loop has nothing else to do); returns `(call_id, failed,
+/// value or exception)` for each finished one.
+#[pyfunction]
+pub fn await_calls(py: Python<'_>, call_ids: Vec<u32>) -> PyResult<Vec<(u32, bool, Py<PyAny>)>> {
+    in_feed(|context| {
+        let results = ask(context, py, |link, elapsed| {
+            link.await_calls(elapsed, call_ids)
+        })?;
+        let mut out = Vec::with_capacity(results.len());
+        for (call_id, outcome) in results {
+            out.push(match outcome {
+                CallOutcome::Return(value) => {
+                    let value = to_python(py, value).map_err(|message| {
+                        PyTypeError::new_err(format!(
+                            "host function returned a value the guest cannot take: {message}"
+                        ))
+                    });
+                    match value {
+                        Ok(value) => (call_id, false, value.unbind()),
+                        Err(err) => (call_id, true, err.into_value(py).into_any()),
+                    }
+                }
+                CallOutcome::Raise(exception) => (
+                    call_id,
+                    true,
+                    exception_for(py, &exception).into_value(py).into_any(),
+                ),
+                // Link::await_calls turns Abort and Pending into an
+                // interruption; neither arrives here.
+                CallOutcome::Abort(message) => (
+                    call_id,
+                    true,
+                    PyRuntimeError::new_err(message).into_value(py).into_any(),
+                ),
+                CallOutcome::Pending => (
+                    call_id,
+                    true,
+                    PyRuntimeError::new_err("a pending call was resolved as pending")
+                        .into_value(py)
+                        .into_any(),
+                ),
+            });
+        }
+        Ok(out)
+    })
+}
+
 /// A host function as the guest holds it: calling it asks the host.
 #[pyclass(frozen, module = "stockade")]
 #[derive(Debug)]
@@ -244,10 +295,11 @@ impl HostFunction {
                     })
                 }
                 CallOutcome::Raise(exception) => Err(exception_for(py, &exception)),
-                CallOutcome::Pending => Err(PyRuntimeError::new_err(format!(
-                    "{}() is asynchronous on the host; the cpython engine cannot await host functions yet",
-                    self.name
-                ))),
+                CallOutcome::Pending => Ok(context
+                    .event_loop
+                    .bind(py)
+                    .call_method1("pending_call", (call_id,))?
+                    .unbind()),
                 // Link::call turns Abort into an interruption.
                 CallOutcome::Abort(message) => Err(PyRuntimeError::new_err(message)),
             }

@@ -37,7 +37,7 @@ mod stockade_cpython {
     use super::*;
 
     #[pymodule_export]
-    use crate::host::{emit, lookup};
+    use crate::host::{await_calls, emit, lookup};
 
     /// Serves one session on this interpreter and returns the worker's
     /// exit status. Called once, by the boot code, before any other

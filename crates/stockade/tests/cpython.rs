@@ -351,3 +351,52 @@ fn cpython_guests_reach_nothing_outside_the_sandbox() {
     }
     assert_eq!(session.run("'still here'").unwrap(), s("still here"));
 }
+
+async fn cpython_with_fetch() -> stockade::AsyncSession {
+    let session = stockade::AsyncSession::new(options().show_host_errors())
+        .await
+        .expect("starts");
+    session.register_async_function("fetch", |args| async move {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        match args.get(0) {
+            Some(Value::Str(key)) => Ok(Value::Str(format!("value of {key}"))),
+            _ => Err(HostError::type_error("fetch() takes a key")),
+        }
+    });
+    session
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cpython_guests_await_async_host_functions_with_asyncio() {
+    let session = cpython_with_fetch().await;
+    assert_eq!(
+        session.run("await fetch('a')").await.unwrap(),
+        s("value of a")
+    );
+    let caught = "try:\n    await fetch(1)\nexcept TypeError as e:\n    r = str(e)\nr";
+    assert_eq!(session.run(caught).await.unwrap(), s("fetch() takes a key"));
+    // gather, tasks and sleep: the guest's asyncio runs on the host's calls.
+    let code = "import asyncio\n\
+        async def both():\n    return await asyncio.gather(fetch('a'), fetch('b'), fetch('c'))\n\
+        task = asyncio.ensure_future(both())\n\
+        await asyncio.sleep(0.01)\n\
+        await task";
+    let started = std::time::Instant::now();
+    let result = session.run(code).await.unwrap();
+    assert_eq!(
+        result,
+        Value::List(vec![s("value of a"), s("value of b"), s("value of c")])
+    );
+    // Three calls one after another would take three times one call.
+    // Run one after another, the three calls take at least 600 ms.
+    assert!(
+        started.elapsed() < Duration::from_millis(600),
+        "the calls did not overlap"
+    );
+    let deadlock = guest_error(
+        session
+            .run("import asyncio\nawait asyncio.get_running_loop().create_future()")
+            .await,
+    );
+    assert!(deadlock.message.contains("deadlock"), "{deadlock:?}");
+}
