@@ -8,7 +8,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use pyo3::exceptions::PySyntaxError;
+use pyo3::exceptions::{PyMemoryError, PySyntaxError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyModule};
 use stockade_wire::{ConfigureLimits, ErrorKind, GuestException, MAX_TRACEBACK, Response};
@@ -41,6 +41,7 @@ pub struct CPythonEngine {
     event_loop: Py<PyAny>,
     clock: Arc<Clock>,
     max_duration: Option<Duration>,
+    max_memory: Option<u64>,
     state: Rc<RefCell<HostState>>,
     /// Feeds so far: each feed's code is its own "file" in tracebacks.
     feeds: u64,
@@ -125,6 +126,7 @@ impl CPythonEngine {
                 .unbind(),
             clock,
             max_duration,
+            max_memory: limits.max_memory,
             state: Rc::new(RefCell::new(HostState::default())),
             feeds: 0,
             version: version
@@ -239,6 +241,20 @@ impl CPythonEngine {
             }
             Failure::Syntax(err) | Failure::Raised(err) => err,
         };
+        // A MemoryError the budget caused, not one the guest raised.
+        if err.is_instance_of::<PyMemoryError>(py)
+            && let (Some(would_be), Some(max)) = (crate::memory::tripped(), self.max_memory)
+        {
+            let exception = GuestException::new(
+                "MemoryError",
+                &format!("memory limit exceeded: {would_be} bytes > {max} bytes (max_memory)"),
+            );
+            let mut reply = self.error_reply(py, ErrorKind::Memory, &err, elapsed_us);
+            if let Response::Error { exception: e, .. } = &mut reply {
+                *e = exception;
+            }
+            return reply;
+        }
         self.error_reply(py, ErrorKind::Exception, &err, elapsed_us)
     }
 
@@ -320,6 +336,7 @@ impl Engine for CPythonEngine {
         if self.clock.exceeded() {
             return Ok(self.timed_out());
         }
+        crate::memory::clear_tripped();
         let reply = Python::attach(|py| {
             if let Err(refused) = self.bind(py, inputs) {
                 return self.conversion_error(refused);
@@ -358,6 +375,11 @@ impl Engine for CPythonEngine {
                 None,
             );
         });
+        // What the interpreter holds now is its own; the guest's budget
+        // counts from here.
+        if let Some(max) = self.max_memory {
+            crate::memory::arm(max);
+        }
     }
 
     fn elapsed_us(&self) -> u64 {

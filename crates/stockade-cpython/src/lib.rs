@@ -15,6 +15,7 @@
 mod clock;
 mod engine;
 mod host;
+mod memory;
 mod prepare;
 mod values;
 

@@ -78,6 +78,12 @@ impl CPythonPrepared {
         }
         sys.setattr("path", PyList::new(py, &path).map_err(text)?)
             .map_err(text)?;
+        // Before any other thread exists and before the guest side's own
+        // allocations, so the count covers everything the guest makes.
+        let debug_build = sys.hasattr("gettotalrefcount").map_err(text)?;
+        if let Err(why) = crate::memory::install(debug_build) {
+            eprintln!("stockade-cpython: {why}");
+        }
         for name in PRELOADED {
             py.import(*name)
                 .map_err(|e| format!("cannot import {name}: {e}"))?;

@@ -400,3 +400,34 @@ async fn cpython_guests_await_async_host_functions_with_asyncio() {
     );
     assert!(deadlock.message.contains("deadlock"), "{deadlock:?}");
 }
+
+#[test]
+fn cpython_max_memory_is_a_catchable_memory_error_and_the_session_lives() {
+    let mut session = Session::new(options().max_memory(64 * 1024 * 1024)).expect("starts");
+    // One allocation past the budget, and many small ones: both refused.
+    for code in [
+        "x = bytearray(200 * 1024 * 1024)",
+        "x = [str(i) * 10 for i in range(10 ** 8)]",
+    ] {
+        match session.run(code) {
+            Err(Error::Memory {
+                detail,
+                worker_died,
+            }) => {
+                assert!(!worker_died, "{detail}");
+                assert!(detail.contains("max_memory"), "{detail}");
+            }
+            other => panic!("{code}: expected a memory error, got {other:?}"),
+        }
+    }
+    // The guest can catch it and go on; a MemoryError it raises itself is
+    // its own exception, not the limit.
+    let caught = "try:\n    big = bytearray(200 * 1024 * 1024)\nexcept MemoryError:\n    big = None\nbig is None";
+    assert_eq!(session.run(caught).unwrap(), Value::Bool(true));
+    let own = guest_error(session.run("raise MemoryError('mine')"));
+    assert_eq!(own.type_name, "MemoryError");
+    assert_eq!(
+        session.run("len(bytearray(10 * 1024 * 1024))").unwrap(),
+        Value::Int(10 * 1024 * 1024)
+    );
+}
