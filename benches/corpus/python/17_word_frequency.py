@@ -27,7 +27,7 @@ for w in words:
     if len(recent) > 5:
         recent.popitem(last=False)
 print("first distinct:", list(OrderedDict.fromkeys(words))[:6])
-print("5 most recently seen:", list(recent.items()))
+print("5 most recently seen:", list(recent))
 longest = max(words, key=len)
 print("longest word:", longest, len(longest))
 
