@@ -1,53 +1,62 @@
-//! Round-trip benchmark: warm `1 + 1` feeds, host calls from a guest loop,
-//! and cold session starts, with medians and p95 in microseconds.
+//! Round-trip benchmark, every engine in one run: warm `1 + 1` feeds, host
+//! calls from a guest loop, cold session starts with every sandbox layer,
+//! pooled checkouts, the idle worker's memory and fib(25), with medians
+//! and p95 in microseconds, and CPython's own fib(25) outside stockade.
 //!
 //! Run with `cargo bench -p stockade --bench roundtrip` after building the
-//! worker (`cargo build --release -p stockade-worker`). The figures in
-//! docs/performance.md come from this command.
+//! worker (`cargo build --release -p stockade-worker`) and the CPython
+//! engine module (`cargo build --release --manifest-path
+//! crates/stockade-cpython/Cargo.toml --target-dir target`). The figures
+//! in docs/performance.md come from this command.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use stockade::{Language, SandboxMode, Session, SessionOptions, Value};
+use stockade::{
+    Interpreter, Language, Pool, PoolOptions, SandboxMode, Session, SessionOptions, Value,
+};
+
+const ENGINES: [Interpreter; 3] = [
+    Interpreter::Monty,
+    Interpreter::CPython,
+    Interpreter::QuickJs,
+];
 
 fn percentile(sorted: &[Duration], p: f64) -> f64 {
     let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
     sorted[index].as_secs_f64() * 1e6
 }
 
-fn report(name: &str, mut samples: Vec<Duration>) {
+/// Median and p95 in microseconds.
+fn summary(mut samples: Vec<Duration>) -> (f64, f64, usize) {
     samples.sort();
-    println!(
-        "| {name} | {:.1} | {:.1} | {} |",
+    (
         percentile(&samples, 0.5),
         percentile(&samples, 0.95),
-        samples.len()
-    );
+        samples.len(),
+    )
 }
 
-fn options(sandbox: SandboxMode) -> SessionOptions {
-    options_for(Language::Python, sandbox)
-}
-
-fn options_for(language: Language, sandbox: SandboxMode) -> SessionOptions {
+fn options(engine: Interpreter, sandbox: SandboxMode) -> SessionOptions {
     // One feed of the host-call loop makes more calls than the default cap.
     // Cold starts are measured as such: no spare worker.
-    SessionOptions::new(language)
+    SessionOptions::new(engine.language())
+        .engine(engine)
         .sandbox(sandbox)
         .max_host_calls(u32::MAX)
         .spare(false)
 }
 
-/// A host-call loop of `n` calls in the session's language.
-fn call_loop(language: Language, n: usize) -> String {
-    match language {
+/// A host-call loop of `n` calls in the engine's language.
+fn call_loop(engine: Interpreter, n: usize) -> String {
+    match engine.language() {
         Language::Python => format!("for i in range({n}):\n    tick(i)"),
         Language::JavaScript => format!("for (let i = 0; i < {n}; i++) tick(i)"),
     }
 }
 
-fn warm_round_trip(language: Language, sandbox: SandboxMode, iterations: usize) -> Vec<Duration> {
-    let mut session = Session::new(options_for(language, sandbox)).expect("session");
+fn warm_round_trip(engine: Interpreter, iterations: usize) -> Vec<Duration> {
+    let mut session = Session::new(options(engine, SandboxMode::Require)).expect("session");
     for _ in 0..1000 {
         session.run("1 + 1").expect("warm-up");
     }
@@ -62,8 +71,8 @@ fn warm_round_trip(language: Language, sandbox: SandboxMode, iterations: usize) 
         .collect()
 }
 
-fn host_call(language: Language, sandbox: SandboxMode, iterations: usize) -> Vec<Duration> {
-    let mut session = Session::new(options_for(language, sandbox)).expect("session");
+fn host_call(engine: Interpreter, iterations: usize) -> Vec<Duration> {
+    let mut session = Session::new(options(engine, SandboxMode::Require)).expect("session");
     let marks = Arc::new(Mutex::new(Vec::with_capacity(iterations + 1)));
     let sink = Arc::clone(&marks);
     session.register_function("tick", move |_| {
@@ -72,36 +81,74 @@ fn host_call(language: Language, sandbox: SandboxMode, iterations: usize) -> Vec
         }
         Ok(Value::None)
     });
-    session.run(&call_loop(language, 1000)).expect("warm-up");
+    session.run(&call_loop(engine, 1000)).expect("warm-up");
     if let Ok(mut marks) = marks.lock() {
         marks.clear();
     }
     // The time between two host invocations is one whole host call: the
     // resume, one loop iteration in the guest, and the next Call frame.
     session
-        .run(&call_loop(language, iterations + 1))
+        .run(&call_loop(engine, iterations + 1))
         .expect("run");
     let marks = marks.lock().map(|m| m.clone()).unwrap_or_default();
     marks.windows(2).map(|w| w[1] - w[0]).collect()
 }
 
-fn cold_start(sandbox: SandboxMode, iterations: usize) -> Vec<Duration> {
+/// A new worker with every layer (`require`), its first `1 + 1`, its end.
+fn cold_start(engine: Interpreter, iterations: usize) -> Vec<Duration> {
+    // The first start pays for checking the interpreter once per process.
+    drop(Session::new(options(engine, SandboxMode::Require)).expect("session"));
     (0..iterations)
         .map(|_| {
             let start = Instant::now();
-            let mut session = Session::new(options(sandbox)).expect("session");
+            let mut session = Session::new(options(engine, SandboxMode::Require)).expect("session");
             session.run("1 + 1").expect("run");
-            let elapsed = start.elapsed();
             drop(session);
-            elapsed
+            start.elapsed()
         })
         .collect()
 }
 
+/// A checkout from a warm pool, its first `1 + 1`, and its close.
+fn pooled(engine: Interpreter, iterations: usize) -> Vec<Duration> {
+    let pool = Pool::new(
+        options(engine, SandboxMode::Require),
+        PoolOptions {
+            size: 2,
+            max_concurrent_starts: 2,
+        },
+    )
+    .expect("pool");
+    let mut samples = Vec::with_capacity(iterations);
+    for _ in 0..iterations {
+        // Let the pool refill, so each checkout finds a ready worker.
+        std::thread::sleep(Duration::from_millis(60));
+        let start = Instant::now();
+        let mut session = pool.checkout().expect("checkout");
+        session.run("1 + 1").expect("run");
+        session.close();
+        samples.push(start.elapsed());
+    }
+    samples
+}
+
+/// The idle worker's resident memory after its first feed, in MiB.
+fn idle_rss(engine: Interpreter) -> f64 {
+    let mut session = Session::new(options(engine, SandboxMode::Require)).expect("session");
+    session.run("1 + 1").expect("run");
+    let status = std::fs::read_to_string(format!("/proc/{}/status", session.worker_pid()))
+        .unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|kb| kb.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
 /// Recursive fib(25) in the guest, timed by the host around one feed.
-fn fib(language: Language, scale: usize) -> Vec<Duration> {
-    let mut session = Session::new(options_for(language, SandboxMode::Auto)).expect("session");
-    let (define, call) = match language {
+fn fib(engine: Interpreter, runs: usize) -> Vec<Duration> {
+    let mut session = Session::new(options(engine, SandboxMode::Require)).expect("session");
+    let (define, call) = match engine.language() {
         Language::Python => (
             "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)",
             "fib(25)",
@@ -112,7 +159,7 @@ fn fib(language: Language, scale: usize) -> Vec<Duration> {
         ),
     };
     session.run(define).expect("define");
-    (0..(2 * scale).max(3))
+    (0..runs)
         .map(|_| {
             let start = Instant::now();
             assert_eq!(session.run(call).expect("fib"), Value::Int(75025));
@@ -121,38 +168,80 @@ fn fib(language: Language, scale: usize) -> Vec<Duration> {
         .collect()
 }
 
+/// fib(25) in the same interpreter outside stockade, timed inside it.
+fn native_cpython_fib(runs: usize) -> Vec<Duration> {
+    let Ok(python) = stockade::find_python(None) else {
+        return Vec::new();
+    };
+    let script = format!(
+        "import time\n\
+         def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n\
+         for _ in range({runs}):\n    t = time.perf_counter(); fib(25); print(time.perf_counter() - t)\n"
+    );
+    let output = std::process::Command::new(&python.executable)
+        .args(["-I", "-S", "-c", &script])
+        .output()
+        .expect("python");
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.trim().parse::<f64>().ok())
+        .map(Duration::from_secs_f64)
+        .collect()
+}
+
+fn row(name: &str, figures: &[(f64, f64, usize)]) {
+    let cells: Vec<String> = figures
+        .iter()
+        .map(|(median, p95, n)| format!("{median:.1} / {p95:.1} ({n})"))
+        .collect();
+    let ratio = figures[1].0 / figures[0].0;
+    println!("| {name} | {} | {ratio:.2} |", cells.join(" | "));
+}
+
 fn main() {
     // `cargo bench` passes --bench; `cargo test --benches` runs a quick smoke pass.
     let quick = !std::env::args().any(|a| a == "--bench");
     let scale = if quick { 1 } else { 20 };
-    println!("| measurement | median µs | p95 µs | samples |");
-    println!("|---|---|---|---|");
-    for (label, mode) in [
-        ("sandboxed", SandboxMode::Auto),
-        ("no sandbox", SandboxMode::Off),
-    ] {
-        report(
-            &format!("warm round trip (`1 + 1` feed), {label}"),
-            warm_round_trip(Language::Python, mode, 500 * scale),
-        );
-        report(
-            &format!("host call from a guest loop, {label}"),
-            host_call(Language::Python, mode, 500 * scale),
-        );
-        report(
-            &format!("cold start + first `1 + 1`, {label}"),
-            cold_start(mode, 10 * scale),
-        );
-    }
-    let js = Language::JavaScript;
-    report(
-        "JavaScript warm round trip (`1 + 1`), sandboxed",
-        warm_round_trip(js, SandboxMode::Auto, 500 * scale),
+    println!(
+        "Every layer (`require`). Cells: median / p95 µs (samples). Ratio: cpython / monty, same run."
     );
-    report(
-        "JavaScript host call from a guest loop, sandboxed",
-        host_call(js, SandboxMode::Auto, 500 * scale),
+    println!();
+    println!("| measurement | monty | cpython | quickjs | cpython / monty |");
+    println!("|---|---|---|---|---|");
+    let each = |measure: &dyn Fn(Interpreter) -> Vec<Duration>| -> Vec<(f64, f64, usize)> {
+        ENGINES
+            .iter()
+            .map(|&engine| summary(measure(engine)))
+            .collect()
+    };
+    row(
+        "warm round trip (`1 + 1` feed)",
+        &each(&|e| warm_round_trip(e, 500 * scale)),
     );
-    report("Python fib(25), sandboxed", fib(Language::Python, scale));
-    report("JavaScript fib(25), sandboxed", fib(js, scale));
+    row(
+        "host call from a guest loop",
+        &each(&|e| host_call(e, 500 * scale)),
+    );
+    row(
+        "cold start + first `1 + 1` + close",
+        &each(&|e| cold_start(e, 5 * scale)),
+    );
+    row(
+        "pooled checkout + first `1 + 1` + close",
+        &each(&|e| pooled(e, 5 * scale)),
+    );
+    row("fib(25)", &each(&|e| fib(e, (scale / 2).max(3))));
+    let rss: Vec<String> = ENGINES
+        .iter()
+        .map(|&engine| format!("{:.1}", idle_rss(engine)))
+        .collect();
+    println!(
+        "| idle worker RSS after a feed, MiB | {} | |",
+        rss.join(" | ")
+    );
+    let (median, p95, n) = summary(native_cpython_fib((scale / 2).max(3)));
+    println!();
+    println!(
+        "CPython's own fib(25), same interpreter, outside stockade: {median:.1} / {p95:.1} µs ({n})"
+    );
 }

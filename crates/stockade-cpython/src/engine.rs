@@ -32,12 +32,14 @@ const FEED_FILE: &str = "main.py";
 /// A Python session on the real interpreter.
 #[derive(Debug)]
 pub struct CPythonEngine {
-    globals: Py<PyAny>,
+    globals: Py<PyDict>,
     compile_feed: Py<PyAny>,
-    format_exception: Py<PyAny>,
+    free_names: Py<PyAny>,
+    show_sources: Py<PyAny>,
     guest_frames: Py<PyAny>,
     function_type: Py<PyAny>,
-    /// The session's event loop (guest.py's HostLoop).
+    /// guest.py's `event_loop`: the session's event loop, made when first
+    /// needed.
     event_loop: Py<PyAny>,
     clock: Arc<Clock>,
     max_duration: Option<Duration>,
@@ -83,22 +85,15 @@ impl CPythonEngine {
             (limits.max_recursion_depth.saturating_add(OWN_FRAMES),),
         )
         .map_err(text)?;
-        let globals = guest
-            .getattr("Globals")
-            .and_then(|g| g.call0())
-            .map_err(text)?;
-        let namespace = globals.cast::<PyDict>().map_err(|e| e.to_string())?;
+        // A plain dict, so the interpreter's fast paths for globals hold
+        // (a dict subclass would cost every function's global reads).
+        let globals = PyDict::new(py);
+        let namespace = &globals;
         namespace.set_item("__name__", "__main__").map_err(text)?;
         namespace
             .set_item("__builtins__", py.import("builtins").map_err(text)?)
             .map_err(text)?;
-        let event_loop = guest
-            .getattr("HostLoop")
-            .and_then(|l| l.call0())
-            .map_err(text)?;
-        py.import("asyncio")
-            .and_then(|asyncio| asyncio.call_method1("set_event_loop", (&event_loop,)))
-            .map_err(text)?;
+        let event_loop = guest.getattr("event_loop").map_err(text)?;
         let time_limit = guest.getattr("TimeLimit").map_err(text)?.unbind();
         // The timer raises it; the reply is decided by the clock alone.
         let max_duration = limits.max_duration_us.map(Duration::from_micros);
@@ -110,8 +105,9 @@ impl CPythonEngine {
             .and_then(|v| v.extract::<String>())
             .map_err(text)?;
         Ok(Self {
-            globals: globals.unbind(),
+            globals: globals.clone().unbind(),
             compile_feed: guest.getattr("compile_feed").map_err(text)?.unbind(),
+            free_names: guest.getattr("free_names").map_err(text)?.unbind(),
             guest_frames: guest.getattr("guest_frames").map_err(text)?.unbind(),
             function_type: py
                 .import("types")
@@ -119,11 +115,7 @@ impl CPythonEngine {
                 .map_err(text)?
                 .unbind(),
             event_loop: event_loop.unbind(),
-            format_exception: py
-                .import("traceback")
-                .and_then(|t| t.getattr("format_exception"))
-                .map_err(text)?
-                .unbind(),
+            show_sources: guest.getattr("show_sources").map_err(text)?.unbind(),
             clock,
             max_duration,
             max_memory: limits.max_memory,
@@ -196,12 +188,39 @@ impl CPythonEngine {
             .map_err(Failure::Syntax)?;
         let (body, last): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
             compiled.extract().map_err(|e: PyErr| Failure::Raised(e))?;
-        self.call(py, &body).map_err(Failure::Raised)?;
+        self.resolve_free_names(py, &body, &last)
+            .map_err(Failure::Raised)?;
+        if !body.is_none() {
+            self.call(py, &body).map_err(Failure::Raised)?;
+        }
         if last.is_none() {
             return Ok(stockade_wire::Value::None);
         }
         let value = self.call(py, &last).map_err(Failure::Raised)?;
         to_wire(&value).map_err(Failure::Conversion)
+    }
+
+    /// Asks the host about every name the feed reads that nothing defines,
+    /// and binds what it has (values and functions) as globals, before the
+    /// feed runs: a plain-dict globals cannot ask when the line runs.
+    fn resolve_free_names(
+        &self,
+        py: Python<'_>,
+        body: &Bound<'_, PyAny>,
+        last: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let globals = self.globals.bind(py);
+        let names: Vec<String> = self
+            .free_names
+            .bind(py)
+            .call1((body, last, globals))?
+            .extract()?;
+        for name in names {
+            if let Some(found) = crate::host::resolve(py, name.clone())? {
+                globals.set_item(name, found)?;
+            }
+        }
+        Ok(())
     }
 
     /// Runs compiled feed code in the session's globals, as the body of a
@@ -219,6 +238,7 @@ impl CPythonEngine {
         }
         self.event_loop
             .bind(py)
+            .call0()?
             .call_method1("run_until_complete", (outcome,))
     }
 
@@ -302,10 +322,14 @@ impl CPythonEngine {
             Some(tb) => tb,
             None => full.map_or_else(|| py.None().into_bound(py), |tb| tb.into_any()),
         };
-        let traceback = self
-            .format_exception
-            .bind(py)
-            .call1((value.get_type(), value, shown))
+        // traceback (and linecache) load with the first failure.
+        let traceback = py
+            .import("traceback")
+            .and_then(|t| {
+                let _ = self.show_sources.bind(py).call0();
+                t.getattr("format_exception")
+            })
+            .and_then(|format| format.call1((value.get_type(), value, shown)))
             .and_then(|lines| lines.extract::<Vec<String>>())
             .map(|lines| lines.concat())
             .unwrap_or_else(|_| exception.to_string());

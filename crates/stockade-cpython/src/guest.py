@@ -2,22 +2,28 @@
 any guest code: what is simpler to say in Python than through the C API.
 
 It splits a snippet into its statements and a trailing expression whose
-value is the feed's result, and defines the guest's output streams and the
-globals mapping whose misses ask the host. Everything that touches the link
+value is the feed's result, finds the names a feed reads that nothing
+defines (the host is asked about those), and defines the guest's output
+streams and its event loop. Everything that touches the link
 is in Rust (the `stockade_cpython` extension module); a guest that reaches
 this module can do no more with it than with its own code.
 """
 
-import ast
-import asyncio
+# Only what the interpreter has loaded already or builds in (`_ast`, not
+# `ast`; `linecache` when a traceback needs it): every import here is paid
+# by each worker's start.
+import _ast
 import builtins
 import io
-import linecache
-import time
+import sys
 
-from stockade_cpython import await_calls, emit, lookup
+from stockade_cpython import await_calls, emit
 
 _BUILTINS = builtins.__dict__
+_PyCF_ONLY_AST = 0x400
+
+#: Each feed's source by its file name, for tracebacks.
+_SOURCES = {}
 
 
 class Output(io.TextIOBase):
@@ -51,65 +57,126 @@ class Output(io.TextIOBase):
         pass
 
 
-class Globals(dict):
-    """The session's globals: a name found nowhere (not here, not among the
-    builtins) is asked of the host, which may give a value or a function."""
-
-    __slots__ = ()
-
-    def __missing__(self, name):
-        if name in _BUILTINS or not isinstance(name, str):
-            raise KeyError(name)
-        return lookup(name)
+def _opcodes():
+    import opcode
+    m = opcode.opmap
+    loads = {m[name] for name in ("LOAD_NAME", "LOAD_GLOBAL", "LOAD_FROM_DICT_OR_GLOBALS")
+             if name in m}
+    return (m["EXTENDED_ARG"], loads,
+            {m["STORE_NAME"], m["STORE_GLOBAL"], m["DELETE_NAME"], m["DELETE_GLOBAL"]},
+            m["LOAD_GLOBAL"], sys.version_info >= (3, 11))
 
 
-class _HostSelector:
-    """The loop's only I/O: the host finishing async host calls. Waiting
-    on it blocks until the host resolves at least one."""
-
-    def __init__(self):
-        self.pending = {}
-
-    def select(self, timeout):
-        if self.pending and timeout != 0:
-            for call_id, failed, outcome in await_calls(list(self.pending)):
-                future = self.pending.pop(call_id, None)
-                if future is None or future.done():
-                    continue
-                if failed:
-                    future.set_exception(outcome)
-                else:
-                    future.set_result(outcome)
-        elif timeout is None:
-            raise RuntimeError(
-                "deadlock: the guest awaits something no host call or timer will finish")
-        elif timeout > 0:
-            time.sleep(timeout)
-        return []
-
-    def close(self):
-        self.pending.clear()
+_OPCODES = None
 
 
-class HostLoop(asyncio.base_events.BaseEventLoop):
-    """The session's event loop: asyncio as the guest knows it (tasks,
-    gather, sleep, timeouts), with async host calls as its I/O."""
+def _reads_and_writes(code, reads, writes):
+    """Adds the global names `code` (and the code nested in it) reads and
+    binds. A class body's own names are not global reads."""
+    global _OPCODES
+    if _OPCODES is None:
+        _OPCODES = _opcodes()
+    extended, loads, stores, load_global, shifted = _OPCODES
+    raw = code.co_code
+    arg = 0
+    local_reads, local_writes = set(), set()
+    for i in range(0, len(raw), 2):
+        op = raw[i]
+        arg = arg | raw[i + 1]
+        if op == extended:
+            arg <<= 8
+            continue
+        if op in loads:
+            index = arg >> 1 if op == load_global and shifted else arg
+            local_reads.add(code.co_names[index])
+        elif op in stores:
+            local_writes.add(code.co_names[arg])
+        arg = 0
+    reads.update(local_reads - local_writes)
+    writes.update(local_writes)
+    for const in code.co_consts:
+        if hasattr(const, "co_code"):
+            _reads_and_writes(const, reads, writes)
 
-    def __init__(self):
-        super().__init__()
-        self._selector = _HostSelector()
 
-    def _process_events(self, event_list):
-        pass
+def free_names(body, last, namespace):
+    """The names a compiled feed reads as globals that are bound nowhere:
+    not in the session's globals, not among the builtins, and not bound by
+    the feed itself. The host is asked about these before the feed runs."""
+    reads, writes = set(), set()
+    for code in (body, last):
+        if code is not None:
+            _reads_and_writes(code, reads, writes)
+    return sorted(name for name in reads - writes
+                  if name not in namespace and name not in _BUILTINS)
 
-    def _write_to_self(self):
-        pass
 
-    def pending_call(self, call_id):
-        """The future an async host call's result arrives in."""
-        future = self.create_future()
-        self._selector.pending[call_id] = future
-        return future
+_loop = None
+
+
+def event_loop():
+    """The session's event loop, made the first time a feed awaits or an
+    async host call is left pending (asyncio is not imported before)."""
+    global _loop
+    if _loop is None:
+        _loop = _make_loop()
+    return _loop
+
+
+def _make_loop():
+    import asyncio
+    import time
+
+    class HostSelector:
+        """The loop's only I/O: the host finishing async host calls.
+        Waiting on it blocks until the host resolves at least one."""
+
+        def __init__(self):
+            self.pending = {}
+
+        def select(self, timeout):
+            if self.pending and timeout != 0:
+                for call_id, failed, outcome in await_calls(list(self.pending)):
+                    future = self.pending.pop(call_id, None)
+                    if future is None or future.done():
+                        continue
+                    if failed:
+                        future.set_exception(outcome)
+                    else:
+                        future.set_result(outcome)
+            elif timeout is None:
+                raise RuntimeError(
+                    "deadlock: the guest awaits something no host call or timer will finish")
+            elif timeout > 0:
+                time.sleep(timeout)
+            return []
+
+        def close(self):
+            self.pending.clear()
+
+    class HostLoop(asyncio.base_events.BaseEventLoop):
+        """asyncio as the guest knows it (tasks, gather, sleep, timeouts),
+        with async host calls as its I/O."""
+
+        def __init__(self):
+            super().__init__()
+            self._selector = HostSelector()
+
+        def _process_events(self, event_list):
+            pass
+
+        def _write_to_self(self):
+            pass
+
+        def pending_call(self, call_id):
+            """The future an async host call's result arrives in."""
+            future = self.create_future()
+            self._selector.pending[call_id] = future
+            return future
+
+    loop = HostLoop()
+    asyncio.set_event_loop(loop)
+    return loop
 
 
 def guest_frames(tb, filename_prefix):
@@ -120,14 +187,31 @@ def guest_frames(tb, filename_prefix):
     return tb
 
 
+def show_sources():
+    """Gives linecache every feed's source, so tracebacks (the engine's or
+    the guest's own) show the lines; called when linecache is loaded."""
+    linecache = sys.modules.get("linecache")
+    if linecache is None:
+        return
+    for filename, source in _SOURCES.items():
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+
+
 def compile_feed(source, filename, flags):
     """Compiles a snippet as (statements, trailing expression or None), and
-    keeps its lines for tracebacks under `filename`."""
-    tree = compile(source, filename, "exec", flags=ast.PyCF_ONLY_AST | flags, dont_inherit=True)
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    keeps its source for tracebacks under `filename`."""
+    _SOURCES[filename] = source
+    show_sources()
+    # A snippet that is one expression compiles as one, at a third of the
+    # cost of the statements-and-expression split below.
+    try:
+        return None, compile(source, filename, "eval", flags=flags, dont_inherit=True)
+    except SyntaxError:
+        pass
+    tree = compile(source, filename, "exec", flags=_PyCF_ONLY_AST | flags, dont_inherit=True)
     last = None
-    if tree.body and isinstance(tree.body[-1], ast.Expr):
-        last = ast.Expression(tree.body.pop().value)
+    if tree.body and isinstance(tree.body[-1], _ast.Expr):
+        last = _ast.Expression(tree.body.pop().value)
     body = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
     if last is not None:
         last = compile(last, filename, "eval", flags=flags, dont_inherit=True)

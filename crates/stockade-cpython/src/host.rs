@@ -1,6 +1,6 @@
 //! What guest code reaches the host through: printing (`emit`), names the
-//! guest never defined (`lookup`, from the globals' `__missing__`) and host
-//! functions (`HostFunction`). Each works only on the session thread while
+//! guest never defined (`resolve`, before a feed that reads them runs) and
+//! host functions (`HostFunction`). Each works only on the session thread while
 //! a feed runs, through the feed's context; the link is borrowed for one
 //! exchange at a time and never while guest code runs.
 //!
@@ -15,7 +15,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::Mutex;
 
-use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyTypeError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use stockade_wire::{CallOutcome, ErrorKind, LookupOutcome, PrintStream};
@@ -31,8 +31,8 @@ pub struct FeedContext {
     pub link: SharedLink,
     pub clock: Arc<Clock>,
     pub state: Rc<RefCell<HostState>>,
-    /// The session's event loop (guest.py's HostLoop): an async host call
-    /// the host left pending becomes one of its futures.
+    /// guest.py's `event_loop`, which gives the session's event loop: an
+    /// async host call the host left pending becomes one of its futures.
     pub event_loop: Py<PyAny>,
 }
 
@@ -166,26 +166,30 @@ pub fn python_thread_id(py: Python<'_>) -> PyResult<u64> {
         .extract()
 }
 
-/// A name the guest never defined: a host function, a value the host
-/// holds, or a KeyError (which the guest meets as NameError).
-#[pyfunction]
-pub fn lookup(py: Python<'_>, name: String) -> PyResult<Py<PyAny>> {
+/// A name the guest never defined: a host function (one the host listed
+/// needs no Lookup), a value the host holds, or None when the host has
+/// neither (the guest then meets NameError where it reads the name).
+pub fn resolve(py: Python<'_>, name: String) -> PyResult<Option<Py<PyAny>>> {
     in_feed(|context| {
         if context.state.borrow().functions.contains(&name) {
-            return Ok(HostFunction { name }.into_pyobject(py)?.into_any().unbind());
+            return Ok(Some(
+                HostFunction { name }.into_pyobject(py)?.into_any().unbind(),
+            ));
         }
         let asked = name.clone();
         match ask(context, py, |link, elapsed| link.lookup(elapsed, asked))? {
             LookupOutcome::Function => {
                 context.state.borrow_mut().functions.insert(name.clone());
-                Ok(HostFunction { name }.into_pyobject(py)?.into_any().unbind())
+                Ok(Some(
+                    HostFunction { name }.into_pyobject(py)?.into_any().unbind(),
+                ))
             }
-            LookupOutcome::Value(value) => {
-                to_python(py, value).map(Bound::unbind).map_err(|message| {
+            LookupOutcome::Value(value) => to_python(py, value)
+                .map(|value| Some(value.unbind()))
+                .map_err(|message| {
                     PyTypeError::new_err(format!("host value for {name:?}: {message}"))
-                })
-            }
-            LookupOutcome::Undefined | LookupOutcome::Abort(_) => Err(PyKeyError::new_err(name)),
+                }),
+            LookupOutcome::Undefined | LookupOutcome::Abort(_) => Ok(None),
         }
     })
 }
@@ -298,6 +302,7 @@ impl HostFunction {
                 CallOutcome::Pending => Ok(context
                     .event_loop
                     .bind(py)
+                    .call0()?
                     .call_method1("pending_call", (call_id,))?
                     .unbind()),
                 // Link::call turns Abort into an interruption.

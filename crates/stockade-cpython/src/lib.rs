@@ -16,6 +16,7 @@ mod clock;
 mod engine;
 mod host;
 mod memory;
+mod natives;
 mod prepare;
 mod values;
 
@@ -38,20 +39,30 @@ mod stockade_cpython {
     use super::*;
 
     #[pymodule_export]
-    use crate::host::{await_calls, emit, lookup};
+    use crate::host::{await_calls, emit};
 
-    /// Serves one session on this interpreter and returns the worker's
-    /// exit status. Called once, by the boot code, before any other
-    /// thread exists.
+    /// Serves one session on this interpreter and ends the process with
+    /// the worker's exit status. Called once, by the boot code, before any
+    /// other thread exists.
     #[pyfunction]
     fn serve(py: Python<'_>) -> i32 {
         // The main thread holds no interpreter state while it serves: the
-        // session runs on a thread of its own and attaches there.
+        // session runs on a thread of its own, which takes the GIL and
+        // keeps it; so the process ends here, without this thread ever
+        // asking for the GIL back.
         py.detach(|| {
-            stockade_worker_core::run(Worker {
+            let status = stockade_worker_core::run(Worker {
                 allocator: &ALLOCATOR,
                 prepare: prepare::prepare,
-            })
+            });
+            // Everything the worker sends is written by now (nothing
+            // buffers guest output), so the interpreter's finalisation
+            // (collecting, tearing modules down, joining guest threads)
+            // would only delay the end the host waits for, and run guest
+            // code (`atexit`, `__del__`) after the session closed.
+            // SAFETY: _exit ends the process at once; no Rust or Python
+            // state is used after it.
+            unsafe { libc::_exit(status) }
         })
     }
 }

@@ -31,7 +31,10 @@ const WHEEL_RUNTIME: &[&std::ffi::CStr] = &[
 
 /// Modules the guest side and its error reports use, imported before the
 /// sandbox so the first feed finds them loaded.
-const PRELOADED: &[&str] = &["ast", "io", "linecache", "traceback", "datetime", "keyword"];
+/// Others wait until they are needed: asyncio (a third of the interpreter's
+/// start) until a feed awaits, traceback until one fails, datetime until a
+/// calendar value crosses.
+const PRELOADED: &[&str] = &["io"];
 
 /// Prepares the CPython engine; any other engine is refused.
 pub fn prepare(config: EngineConfig) -> Result<Box<dyn Prepared>, String> {
@@ -96,8 +99,17 @@ impl CPythonPrepared {
         let code = std::ffi::CString::new(GUEST_PY).map_err(|e| e.to_string())?;
         py.run(&code, Some(&namespace), None::<&Bound<'_, PyDict>>)
             .map_err(|e| format!("the guest side failed to load: {e}"))?;
+        let mut readable: Vec<PathBuf> = path.iter().map(PathBuf::from).collect();
+        // The standard library's extension modules link system libraries
+        // (zlib, libexpat, OpenSSL...): those files are shown too.
+        let dynload: Vec<PathBuf> = readable
+            .iter()
+            .filter(|dir| dir.ends_with("lib-dynload"))
+            .cloned()
+            .collect();
+        readable.extend(crate::natives::system_libraries(&dynload));
         Ok(Self {
-            readable: path.into_iter().map(PathBuf::from).collect(),
+            readable,
             guest: guest.unbind(),
         })
     }
@@ -122,6 +134,14 @@ impl Prepared for CPythonPrepared {
     }
 
     fn start(self: Box<Self>, limits: &ConfigureLimits) -> Result<Box<dyn Engine>, String> {
+        // The session thread takes the GIL here and keeps it to the
+        // worker's end (each feed's attach is then only a count), so guest
+        // threads run only while a feed does (the interpreter hands them
+        // the GIL in turns), never between feeds, outside the guest clock.
+        // SAFETY: on the session thread, which runs Python from now on;
+        // the matching release never comes (the process ends with `_exit`),
+        // which is the point.
+        let _kept = unsafe { pyo3::ffi::PyGILState_Ensure() };
         Python::attach(|py| CPythonEngine::new(py, self.guest.bind(py), limits))
             .map(|engine| Box::new(engine) as Box<dyn Engine>)
     }

@@ -21,10 +21,10 @@ use stockade_wire::{
 
 /// Converts a guest object for the wire.
 pub fn to_wire(object: &Bound<'_, PyAny>) -> Result<Value, String> {
-    let datetime = Calendar::import(object.py()).map_err(|e| e.to_string())?;
     Walk {
+        py: object.py(),
         ancestors: Vec::new(),
-        calendar: datetime,
+        calendar: std::cell::OnceCell::new(),
     }
     .value(object)
 }
@@ -39,6 +39,16 @@ struct Calendar<'py> {
 }
 
 impl<'py> Calendar<'py> {
+    /// The classes, if the datetime module is loaded: when it is not, no
+    /// calendar value can exist (and loading it costs every start).
+    fn if_loaded(py: Python<'py>) -> PyResult<Option<Self>> {
+        let modules = py.import("sys")?.getattr("modules")?;
+        if modules.contains("datetime")? || modules.contains("_datetime")? {
+            return Self::import(py).map(Some);
+        }
+        Ok(None)
+    }
+
     fn import(py: Python<'py>) -> PyResult<Self> {
         let module = py.import("datetime")?;
         Ok(Self {
@@ -52,9 +62,11 @@ impl<'py> Calendar<'py> {
 }
 
 struct Walk<'py> {
+    py: Python<'py>,
     /// Containers on the path from the root: a repeat is a cycle.
     ancestors: Vec<usize>,
-    calendar: Calendar<'py>,
+    /// Looked for at the first value that is not a plain scalar.
+    calendar: std::cell::OnceCell<Option<Calendar<'py>>>,
 }
 
 fn int_attr<T: for<'a> FromPyObject<'a, 'a>>(
@@ -118,7 +130,7 @@ fn type_name(object: &Bound<'_, PyAny>) -> String {
         .unwrap_or_else(|_| "?".into())
 }
 
-impl Walk<'_> {
+impl<'py> Walk<'py> {
     fn value(&mut self, object: &Bound<'_, PyAny>) -> Result<Value, String> {
         if object.is_none() {
             return Ok(Value::None);
@@ -177,18 +189,28 @@ impl Walk<'_> {
     }
 
     fn calendar_value(&self, object: &Bound<'_, PyAny>) -> Result<Option<Value>, String> {
+        let calendar = match self.calendar.get() {
+            Some(calendar) => calendar,
+            None => {
+                let found = Calendar::if_loaded(self.py).map_err(|e| e.to_string())?;
+                self.calendar.get_or_init(|| found)
+            }
+        };
+        let Some(calendar) = calendar else {
+            return Ok(None);
+        };
         let is = |class: &Bound<'_, PyAny>| object.is_instance(class).unwrap_or(false);
         // datetime before date: a datetime is a date too.
-        Ok(Some(if is(&self.calendar.datetime) {
+        Ok(Some(if is(&calendar.datetime) {
             Value::DateTime(DateTime {
                 date: date_of(object)?,
                 time: time_of(object)?,
             })
-        } else if is(&self.calendar.date) {
+        } else if is(&calendar.date) {
             Value::Date(date_of(object)?)
-        } else if is(&self.calendar.time) {
+        } else if is(&calendar.time) {
             Value::Time(time_of(object)?)
-        } else if is(&self.calendar.timedelta) {
+        } else if is(&calendar.timedelta) {
             Value::TimeDelta(TimeDelta {
                 days: int_attr(object, "days")?,
                 seconds: int_attr(object, "seconds")?,
@@ -296,13 +318,26 @@ pub fn exception_for(py: Python<'_>, exception: &GuestException) -> PyErr {
 /// Converts a host value for the guest. Reprs and cycle markers are
 /// output-only and refused.
 pub fn to_python(py: Python<'_>, value: Value) -> Result<Bound<'_, PyAny>, String> {
-    let calendar = Calendar::import(py).map_err(|e| e.to_string())?;
-    build(py, &calendar, value)
+    build(py, &LazyCalendar::default(), value)
+}
+
+/// The calendar classes, imported when the first calendar value is built.
+#[derive(Default)]
+struct LazyCalendar<'py>(std::cell::OnceCell<Calendar<'py>>);
+
+impl<'py> LazyCalendar<'py> {
+    fn get(&self, py: Python<'py>) -> Result<&Calendar<'py>, String> {
+        if let Some(calendar) = self.0.get() {
+            return Ok(calendar);
+        }
+        let calendar = Calendar::import(py).map_err(err)?;
+        Ok(self.0.get_or_init(|| calendar))
+    }
 }
 
 fn build<'py>(
     py: Python<'py>,
-    calendar: &Calendar<'py>,
+    calendar: &LazyCalendar<'py>,
     value: Value,
 ) -> Result<Bound<'py, PyAny>, String> {
     let seq = |items: Vec<Value>| -> Result<Vec<Bound<'py, PyAny>>, String> {
@@ -331,18 +366,24 @@ fn build<'py>(
             }
             dict.into_any()
         }
-        Value::Date(d) => calendar.date.call1((d.year, d.month, d.day)).map_err(err)?,
+        Value::Date(d) => calendar
+            .get(py)?
+            .date
+            .call1((d.year, d.month, d.day))
+            .map_err(err)?,
         Value::Time(t) => calendar
+            .get(py)?
             .time
             .call1((
                 t.hour,
                 t.minute,
                 t.second,
                 t.microsecond,
-                zone(calendar, t.offset_seconds).map_err(err)?,
+                zone(calendar.get(py)?, t.offset_seconds).map_err(err)?,
             ))
             .map_err(err)?,
         Value::DateTime(dt) => calendar
+            .get(py)?
             .datetime
             .call1((
                 dt.date.year,
@@ -352,10 +393,11 @@ fn build<'py>(
                 dt.time.minute,
                 dt.time.second,
                 dt.time.microsecond,
-                zone(calendar, dt.time.offset_seconds).map_err(err)?,
+                zone(calendar.get(py)?, dt.time.offset_seconds).map_err(err)?,
             ))
             .map_err(err)?,
         Value::TimeDelta(d) => calendar
+            .get(py)?
             .timedelta
             .call1((d.days, d.seconds, d.microseconds))
             .map_err(err)?,

@@ -107,6 +107,13 @@ pub fn apply(config: &SandboxConfig) -> Result<Report, SandboxError> {
         req.unavailable(Layer::Namespaces, LEFT_OUT)?;
         req.unavailable(Layer::EmptyRoot, LEFT_OUT)?;
     }
+    rlimits::cap_open_files(
+        &mut req,
+        match config.profile() {
+            Profile::Closed => rlimits::OPEN_FILES,
+            Profile::Interpreter => rlimits::INTERPRETER_OPEN_FILES,
+        },
+    )?;
     identity::drop_capabilities(&mut req)?;
     identity::no_new_privs(&mut req)?;
     if config.wants(Layer::LandlockFilesystem) {

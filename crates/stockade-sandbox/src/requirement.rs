@@ -47,8 +47,12 @@ impl Requirement {
     }
 
     /// Records that `layer` is in force.
+    /// Records that `layer` is in force (a layer applied in two steps is
+    /// listed once, and not at all if a step failed).
     pub fn applied(&mut self, layer: Layer) {
-        self.applied.push(layer);
+        if !self.applied.contains(&layer) && !self.missing.iter().any(|m| m.layer == layer) {
+            self.applied.push(layer);
+        }
     }
 
     /// Records that `layer` could not be applied: an error in `require`
@@ -62,6 +66,7 @@ impl Requirement {
         if self.mode == SandboxMode::Require {
             return Err(SandboxError::Required { layer, reason });
         }
+        self.applied.retain(|applied| *applied != layer);
         self.missing.push(Missing { layer, reason });
         Ok(())
     }

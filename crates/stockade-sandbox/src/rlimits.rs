@@ -4,9 +4,12 @@ use rustix::process::{Resource, Rlimit, setrlimit};
 
 use crate::{Layer, Requirement, SandboxError};
 
-/// Open descriptors a worker may hold: stdio, its two pipe clones, and a
-/// few to spare.
+/// Open descriptors a worker without files may hold: stdio, its two pipe
+/// clones, and a few to spare.
 pub const OPEN_FILES: u64 = 16;
+/// Open descriptors an interpreter reading its trees may hold: imports open
+/// and close files, extension modules map theirs, threads add a few.
+pub const INTERPRETER_OPEN_FILES: u64 = 64;
 
 fn set(resource: Resource, soft: u64, hard: u64) -> Result<(), String> {
     setrlimit(
@@ -19,15 +22,22 @@ fn set(resource: Resource, soft: u64, hard: u64) -> Result<(), String> {
     .map_err(|err| format!("setrlimit({resource:?}) failed: {err}"))
 }
 
-/// Applies RLIMIT_CORE 0, RLIMIT_CPU (when given; SIGXCPU at the soft
-/// limit, SIGKILL a second later) and RLIMIT_NOFILE.
+/// Applies RLIMIT_CORE 0 and RLIMIT_CPU (when given; SIGXCPU at the soft
+/// limit, SIGKILL a second later), first of all the layers.
 pub fn apply(req: &mut Requirement, cpu_seconds: Option<u64>) -> Result<(), SandboxError> {
-    let result = (|| {
+    let result = (|| -> Result<(), String> {
         set(Resource::Core, 0, 0)?;
         if let Some(cpu) = cpu_seconds {
             set(Resource::Cpu, cpu, cpu.saturating_add(1))?;
         }
-        set(Resource::Nofile, OPEN_FILES, OPEN_FILES)
+        Ok(())
     })();
+    req.outcome(Layer::Rlimits, result)
+}
+
+/// Applies RLIMIT_NOFILE, after the empty root is made (attaching each
+/// readable tree holds a descriptor until it is attached).
+pub fn cap_open_files(req: &mut Requirement, files: u64) -> Result<(), SandboxError> {
+    let result = set(Resource::Nofile, files, files);
     req.outcome(Layer::Rlimits, result)
 }

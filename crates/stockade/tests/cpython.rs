@@ -431,3 +431,64 @@ fn cpython_max_memory_is_a_catchable_memory_error_and_the_session_lives() {
         Value::Int(10 * 1024 * 1024)
     );
 }
+
+#[test]
+fn cpython_guest_threads_run_only_while_a_feed_runs() {
+    let mut session = cpython();
+    let start = "import threading, time\n\
+        ticks = 0\n\
+        def spin():\n    global ticks\n    while True:\n        ticks += 1\n        time.sleep(0.001)\n\
+        threading.Thread(target=spin, daemon=True).start()\n\
+        time.sleep(0.05)\n\
+        ticks > 0";
+    assert_eq!(session.run(start).unwrap(), Value::Bool(true));
+    let Value::Int(before) = session.run("ticks").unwrap() else {
+        panic!()
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    let Value::Int(after) = session.run("ticks").unwrap() else {
+        panic!()
+    };
+    // 300 ms of a 1 ms loop would be ~300 ticks had the thread run between
+    // feeds; it gets the interpreter only inside a feed.
+    assert!(
+        after - before < 30,
+        "the guest thread ran between feeds: {before} -> {after}"
+    );
+}
+
+#[test]
+fn cpython_a_thread_bomb_ends_the_worker_at_max_threads() {
+    let mut session = Session::new(options().max_threads(16)).expect("starts");
+    let bomb = "import threading, time\n\
+        for _ in range(200):\n    threading.Thread(target=time.sleep, args=(5,), daemon=True).start()";
+    // The feed may end before the host's supervisor looks; the worker is
+    // ended when it does, and the session says why.
+    let first = session.run(bomb);
+    std::thread::sleep(Duration::from_millis(300));
+    let outcome = match first {
+        Ok(_) => session.run("1"),
+        failed => failed,
+    };
+    match outcome {
+        Err(Error::Crashed(crash)) => assert!(crash.reason.contains("thread"), "{crash:?}"),
+        other => panic!("expected the worker to be stopped, got {other:?}"),
+    }
+}
+
+#[test]
+fn cpython_recursion_and_output_limits_hold() {
+    let mut session =
+        Session::new(options().max_recursion_depth(200).max_output_bytes(1000)).expect("starts");
+    let deep = "def down(n):\n    return down(n + 1)\ndown(0)";
+    let err = guest_error(session.run(deep));
+    assert_eq!(err.type_name, "RecursionError");
+    let printed = Arc::new(Mutex::new(String::new()));
+    let sink = Arc::clone(&printed);
+    session.on_print(move |_, text| sink.lock().unwrap().push_str(text));
+    session
+        .run("for i in range(10000):\n    print('x' * 50)")
+        .unwrap();
+    let printed = printed.lock().unwrap();
+    assert!(printed.len() < 2000, "{} bytes printed", printed.len());
+}
