@@ -392,12 +392,35 @@ impl Engine for CPythonEngine {
     }
 
     fn warm_up(&mut self) {
+        // The feed path itself, on a throwaway namespace: compiling both
+        // ways, finding free names, calling, converting.
         Python::attach(|py| {
-            let _ = py.run(
-                c"def _f(x):\n    return [x, {'k': x}]\n_f(1 + 1)",
-                None,
-                None,
-            );
+            let namespace = PyDict::new(py);
+            for snippet in ["def _f(x):\n    return [x, {'k': x}]\n_f(1 + 1)", "1 + 1"] {
+                let Ok(compiled) = self.compile_feed.bind(py).call1((
+                    snippet,
+                    "<warm-up>",
+                    PYCF_ALLOW_TOP_LEVEL_AWAIT,
+                )) else {
+                    continue;
+                };
+                let Ok((body, last)) = compiled.extract::<(Bound<'_, PyAny>, Bound<'_, PyAny>)>()
+                else {
+                    continue;
+                };
+                let _ = self.free_names.bind(py).call1((&body, &last, &namespace));
+                for code in [body, last] {
+                    if let Ok(value) = self
+                        .function_type
+                        .bind(py)
+                        .call1((code, &namespace))
+                        .and_then(|f| f.call0())
+                    {
+                        let _ = to_wire(&value);
+                    }
+                }
+            }
+            let _ = self.show_sources.bind(py).call0();
         });
         // What the interpreter holds now is its own; the guest's budget
         // counts from here.

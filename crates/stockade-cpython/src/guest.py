@@ -200,8 +200,9 @@ def show_sources():
 def compile_feed(source, filename, flags):
     """Compiles a snippet as (statements, trailing expression or None), and
     keeps its source for tracebacks under `filename`."""
-    _SOURCES[filename] = source
-    show_sources()
+    if not filename.startswith("<"):
+        _SOURCES[filename] = source
+        show_sources()
     # A snippet that is one expression compiles as one, at a third of the
     # cost of the statements-and-expression split below.
     try:

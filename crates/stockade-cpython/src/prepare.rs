@@ -34,7 +34,7 @@ const WHEEL_RUNTIME: &[&std::ffi::CStr] = &[
 /// Others wait until they are needed: asyncio (a third of the interpreter's
 /// start) until a feed awaits, traceback until one fails, datetime until a
 /// calendar value crosses.
-const PRELOADED: &[&str] = &["io"];
+const PRELOADED: &[&str] = &["io", "opcode"];
 
 /// Prepares the CPython engine; any other engine is refused.
 pub fn prepare(config: EngineConfig) -> Result<Box<dyn Prepared>, String> {
