@@ -115,7 +115,7 @@ impl CPythonCheck {
                 }
             ),
             Err(err) => println!(
-                "engine cpython: not available ({err}); Python guests can still run on monty (--engine monty)"
+                "engine cpython: not available ({err}); Python guests run on monty instead"
             ),
         }
     }

@@ -231,7 +231,10 @@ fn a_crashed_worker_exits_5() {
     );
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let output = run_code("1", &["--worker", fake.to_str().unwrap()]);
+    let output = run_code(
+        "1",
+        &["--engine", "monty", "--worker", fake.to_str().unwrap()],
+    );
     assert_eq!(output.status.code(), Some(5));
     let line = last_line(&output);
     assert!(line.starts_with("stockade: worker crashed"), "{line}");
@@ -473,7 +476,7 @@ fn doctor_shows_whether_the_cpython_engine_runs_here() {
     let output = stockade(&["doctor", "--python", "/nonexistent/python3"]);
     let text = stdout(&output);
     assert!(
-        text.contains("engine cpython: not available") && text.contains("--engine monty"),
+        text.contains("engine cpython: not available") && text.contains("run on monty instead"),
         "{text}"
     );
     let output = stockade(&["doctor", "--json"]);

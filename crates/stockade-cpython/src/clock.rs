@@ -80,6 +80,11 @@ impl Clock {
         self.lock().thread = Some(thread);
     }
 
+    /// The session thread's Python thread id, once named.
+    pub fn thread(&self) -> Option<u64> {
+        self.lock().thread
+    }
+
     /// Starts (or resumes) counting.
     pub fn run(&self) {
         let mut state = self.lock();

@@ -36,6 +36,8 @@ pub struct CPythonEngine {
     compile_feed: Py<PyAny>,
     free_names: Py<PyAny>,
     show_sources: Py<PyAny>,
+    feed_ended: Py<PyAny>,
+    forget_pending: Py<PyAny>,
     guest_frames: Py<PyAny>,
     function_type: Py<PyAny>,
     /// guest.py's `event_loop`: the session's event loop, made when first
@@ -116,6 +118,8 @@ impl CPythonEngine {
                 .unbind(),
             event_loop: event_loop.unbind(),
             show_sources: guest.getattr("show_sources").map_err(text)?.unbind(),
+            feed_ended: guest.getattr("feed_ended").map_err(text)?.unbind(),
+            forget_pending: guest.getattr("forget_pending").map_err(text)?.unbind(),
             clock,
             max_duration,
             max_memory: limits.max_memory,
@@ -356,6 +360,7 @@ impl Engine for CPythonEngine {
             clock: Arc::clone(&self.clock),
             state: Rc::clone(&self.state),
             event_loop: self.event_loop.clone_ref(py),
+            feed_ended: self.feed_ended.clone_ref(py),
         });
         if self.clock.exceeded() {
             return Ok(self.timed_out());
@@ -369,6 +374,7 @@ impl Engine for CPythonEngine {
                 self.clock.run();
                 let outcome = self.run(py, &code);
                 self.clock.stop(py);
+                let _ = self.forget_pending.bind(py).call0();
                 if self.clock.exceeded() {
                     return self.timed_out();
                 }

@@ -123,6 +123,17 @@ def event_loop():
     return _loop
 
 
+def forget_pending():
+    """At a feed's end the host forgets the async calls still in flight:
+    their futures are cancelled, so a later feed never waits on them."""
+    if _loop is None:
+        return
+    pending = _loop._selector.pending
+    for future in pending.values():
+        future.cancel()
+    pending.clear()
+
+
 def _make_loop():
     import asyncio
     import time
@@ -217,6 +228,18 @@ def compile_feed(source, filename, flags):
     if last is not None:
         last = compile(last, filename, "eval", flags=flags, dont_inherit=True)
     return body, last
+
+
+def feed_ended(message):
+    """The class of the RuntimeError a guest meets when the host ends its
+    feed (the engine raises it at once, and again at the guest's next
+    loop turn or call should it catch the first)."""
+
+    class FeedEnded(RuntimeError):
+        def __init__(self, *args):
+            super().__init__(message)
+
+    return FeedEnded
 
 
 class TimeLimit(TimeoutError):

@@ -34,6 +34,9 @@ pub struct FeedContext {
     /// guest.py's `event_loop`, which gives the session's event loop: an
     /// async host call the host left pending becomes one of its futures.
     pub event_loop: Py<PyAny>,
+    /// guest.py's `feed_ended`: the class of the error a guest meets when
+    /// the host ends its feed.
+    pub feed_ended: Py<PyAny>,
 }
 
 /// What the engine knows about the host across feeds.
@@ -128,13 +131,34 @@ pub fn flush_other_threads(link: &SharedLink) {
 }
 
 /// Turns the host's interruption of a suspension into what the guest meets.
-fn interrupted(context: &FeedContext, interrupt: Interrupt) -> PyErr {
+fn interrupted(context: &FeedContext, py: Python<'_>, interrupt: Interrupt) -> PyErr {
     match interrupt {
         // The host is gone or closed the session: nothing is left to do.
-        Interrupt::Closed => std::process::exit(0),
+        // SAFETY: _exit ends the process at once; nothing is used after it.
+        Interrupt::Closed => unsafe { libc::_exit(0) },
         Interrupt::Abort { kind, message } => {
             context.state.borrow_mut().ended = Some((kind, message.clone()));
-            PyRuntimeError::new_err(message)
+            let Ok(class) = context.feed_ended.bind(py).call1((message.as_str(),)) else {
+                return PyRuntimeError::new_err(message);
+            };
+            // Raised now, and once more at the guest's next check (a loop
+            // turn, a call): a guest that catches the first meets the
+            // second outside its `try`, and every later ask of the host
+            // does the same, so catching cannot carry the feed on. (The
+            // instance first: making it runs Python, which would meet the
+            // second at once.)
+            let now = match class.call0() {
+                Ok(exception) => PyErr::from_value(exception),
+                Err(err) => return err,
+            };
+            if let Some(thread) = context.clock.thread() {
+                // SAFETY: the GIL is held; the class is alive (`class`),
+                // and the thread state takes its own reference.
+                unsafe {
+                    pyo3::ffi::PyThreadState_SetAsyncExc(thread as _, class.as_ptr());
+                }
+            }
+            now
         }
     }
 }
@@ -155,7 +179,7 @@ fn ask<T>(
         }
     };
     context.clock.run();
-    answer.map_err(|interrupt| interrupted(context, interrupt))
+    answer.map_err(|interrupt| interrupted(context, py, interrupt))
 }
 
 /// The calling thread's Python thread id.

@@ -85,6 +85,17 @@ impl CPythonOptions {
     }
 }
 
+/// Whether a CPython session with these options could start here: the
+/// interpreter checks out and the engine module is found (beside `worker`,
+/// among other places). Decides the default Python engine.
+pub fn available(options: &CPythonOptions, worker: Option<&Path>) -> bool {
+    let worker = worker
+        .map(Path::to_path_buf)
+        .or_else(|| crate::locate::locate_worker(None).ok());
+    find_python(options.python.as_deref()).is_ok()
+        && crate::locate::locate_engine_module(options.module.as_deref(), worker.as_deref()).is_ok()
+}
+
 /// An interpreter that can run the engine.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PythonInterpreter {

@@ -232,13 +232,25 @@ impl SessionOptions {
         self
     }
 
-    /// The interpreter the session runs on: the one asked for, else the
-    /// language's default.
+    /// The interpreter the session runs on: the one asked for; else, for
+    /// Python, CPython when an interpreter and the engine module are found
+    /// (or `python`/`site_packages` ask for it), monty otherwise; QuickJS
+    /// for JavaScript.
     pub fn interpreter(&self) -> Interpreter {
-        self.engine.unwrap_or(match self.language {
-            Language::Python => Interpreter::Monty,
+        if let Some(engine) = self.engine {
+            return engine;
+        }
+        match self.language {
             Language::JavaScript => Interpreter::QuickJs,
-        })
+            Language::Python
+                if self.cpython.python.is_some()
+                    || !self.cpython.site_packages.is_empty()
+                    || crate::cpython::available(&self.cpython, self.worker.as_deref()) =>
+            {
+                Interpreter::CPython
+            }
+            Language::Python => Interpreter::Monty,
+        }
     }
 
     /// The engine the worker runs and its configuration, as Configure

@@ -492,3 +492,29 @@ fn cpython_recursion_and_output_limits_hold() {
     let printed = printed.lock().unwrap();
     assert!(printed.len() < 2000, "{} bytes printed", printed.len());
 }
+
+#[test]
+fn cpython_names_nothing_defines_are_asked_before_the_feed_and_count() {
+    let mut session = Session::new(options().max_host_calls(20)).expect("starts");
+    session.set_global("limit", Value::Int(3)).unwrap();
+    // Each name is asked once, before the feed runs, however often the
+    // feed reads it (a hundred reads here, under a cap of 20); the guest's
+    // own names and the builtins never are.
+    let code = "total = 0\nfor i in range(100):\n    total += limit\ndef f():\n    return limit + len([])\n(total, f())";
+    assert_eq!(
+        session.run(code).unwrap(),
+        Value::Tuple(vec![Value::Int(300), Value::Int(3)])
+    );
+    // A host value stays bound like a global the guest set.
+    assert_eq!(session.run("f()").unwrap(), Value::Int(3));
+    // Lookups count toward max_host_calls: 25 names nothing defines.
+    let names: Vec<String> = (0..25).map(|i| format!("missing_{i}")).collect();
+    let code = format!(
+        "try:\n    {}\nexcept NameError:\n    pass",
+        names.join(" + ")
+    );
+    match session.run(&code) {
+        Err(Error::Guest(guest)) => assert!(guest.message.contains("max_host_calls"), "{guest:?}"),
+        other => panic!("expected max_host_calls, got {other:?}"),
+    }
+}

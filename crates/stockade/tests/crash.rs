@@ -54,7 +54,9 @@ fn ready() -> Vec<u8> {
 }
 
 fn options(worker: PathBuf) -> SessionOptions {
+    // A fake worker binary stands in for the monty worker.
     SessionOptions::new(Language::Python)
+        .engine(stockade::Interpreter::Monty)
         .worker(worker)
         .request_timeout(Duration::from_secs(10))
 }
@@ -210,7 +212,9 @@ fn a_worker_killed_mid_turn_is_reported_as_crashed_with_its_signal() {
 
 #[test]
 fn a_missing_worker_binary_is_a_configuration_error_naming_it() {
-    let options = SessionOptions::new(Language::Python).worker("/nonexistent/stockade-worker");
+    let options = SessionOptions::new(Language::Python)
+        .engine(stockade::Interpreter::Monty)
+        .worker("/nonexistent/stockade-worker");
     match Session::new(options) {
         Err(Error::Configuration(err)) => {
             assert_eq!(err.kind(), stockade::ConfigurationKind::WorkerNotFound);

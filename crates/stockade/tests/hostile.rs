@@ -37,7 +37,9 @@ fn hostile(mode: &str) -> PathBuf {
 }
 
 fn session(mode: &str, options: impl FnOnce(SessionOptions) -> SessionOptions) -> Session {
+    // The hostile worker stands in for the monty worker.
     let base = SessionOptions::new(Language::Python)
+        .engine(stockade::Interpreter::Monty)
         .worker(hostile(mode))
         .spare(false)
         .request_timeout(Duration::from_secs(10));

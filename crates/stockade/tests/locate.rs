@@ -9,7 +9,9 @@ fn the_worker_env_variable_is_used_and_a_bad_one_is_named() {
     // SAFETY: this test binary runs this single test, so no other thread
     // reads the environment while it changes.
     unsafe { std::env::set_var(WORKER_ENV, "/no/such/worker") };
-    match Session::new(SessionOptions::new(Language::Python)) {
+    // The monty worker binary is what STOCKADE_WORKER names.
+    let monty = || SessionOptions::new(Language::Python).engine(stockade::Interpreter::Monty);
+    match Session::new(monty()) {
         Err(Error::Configuration(err)) => {
             assert_eq!(err.kind(), stockade::ConfigurationKind::WorkerNotFound);
             let message = err.message();
@@ -22,6 +24,6 @@ fn the_worker_env_variable_is_used_and_a_bad_one_is_named() {
     }
     // SAFETY: as above.
     unsafe { std::env::set_var(WORKER_ENV, &found) };
-    let mut session = Session::new(SessionOptions::new(Language::Python)).unwrap();
+    let mut session = Session::new(monty()).unwrap();
     assert_eq!(session.run("1 + 1").unwrap(), Value::Int(2));
 }

@@ -81,7 +81,12 @@ fn missing_layers_in_auto_mode_are_logged_as_warnings() {
     let warnings = Arc::new(Mutex::new(Vec::new()));
     let subscriber = Warnings(Arc::clone(&warnings));
     let session = tracing::subscriber::with_default(subscriber, || {
-        Session::new(SessionOptions::new(Language::Python).worker(worker)).unwrap()
+        Session::new(
+            SessionOptions::new(Language::Python)
+                .engine(stockade::Interpreter::Monty)
+                .worker(worker),
+        )
+        .unwrap()
     });
     assert!(!session.worker_info().sandbox.is_complete());
     let logged = warnings.lock().unwrap().join("\n");

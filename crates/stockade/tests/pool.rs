@@ -145,7 +145,9 @@ fn failing_starts_are_retried_with_backoff_and_reported() {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     let pool = Pool::new(
-        SessionOptions::new(Language::Python).worker(&script),
+        SessionOptions::new(Language::Python)
+            .engine(stockade::Interpreter::Monty)
+            .worker(&script),
         PoolOptions {
             size: 2,
             max_concurrent_starts: 1,

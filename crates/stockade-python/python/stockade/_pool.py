@@ -23,7 +23,7 @@ class _PoolBase:
         if size < 1 or max_concurrent_starts < 1:
             raise ConfigurationError("size and max_concurrent_starts must be at least 1")
         self.language = language
-        self._options = _options(limits, sandbox, worker, options)
+        self._options = _options(language, limits, sandbox, worker, options)
         self._size = size
         self._max_concurrent_starts = max_concurrent_starts
         self._pid = os.getpid()

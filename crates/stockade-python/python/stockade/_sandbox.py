@@ -77,8 +77,8 @@ _KEYWORD_OPTIONS = tuple(
     if name not in {field.name for field in dataclasses.fields(Limits)} | {"sandbox", "worker"})
 
 
-def _options(limits: Optional[Limits], sandbox: str, worker: Optional[Union[str, os.PathLike]],
-             extra: Mapping[str, Any]) -> Dict[str, Any]:
+def _options(language: str, limits: Optional[Limits], sandbox: str,
+             worker: Optional[Union[str, os.PathLike]], extra: Mapping[str, Any]) -> Dict[str, Any]:
     unknown = set(extra) - set(_KEYWORD_OPTIONS)
     if unknown:
         raise ConfigurationError(
@@ -106,9 +106,10 @@ def _options(limits: Optional[Limits], sandbox: str, worker: Optional[Union[str,
                 value = [value]
             value = [os.path.abspath(os.fspath(path)) for path in value]
         options[key] = value
-    # The cpython engine runs in the interpreter running this package,
-    # unless python= names another.
-    if options.get("engine") == "cpython" and "python" not in options:
+    # Python guests run on CPython unless engine="monty" says otherwise: the
+    # interpreter running this package, unless python= names another.
+    if language == "python" and options.get("engine") in (None, "cpython") \
+            and "python" not in options and sys.executable:
         options["python"] = sys.executable
     return options
 
@@ -165,7 +166,7 @@ class _Base:
     def __init__(self, language: str = "python", *, limits: Optional[Limits] = None,
                  sandbox: str = "auto", worker: Optional[Union[str, os.PathLike]] = None,
                  **options: Any) -> None:
-        self._adopt(language, _options(limits, sandbox, worker, options), None)
+        self._adopt(language, _options(language, limits, sandbox, worker, options), None)
 
     def _adopt(self, language: str, options: Dict[str, Any],
                native: Optional[_native.NativeSession]) -> None:
