@@ -71,17 +71,26 @@ impl CPythonEngine {
         let text = |e: PyErr| e.to_string();
         let sys = py.import("sys").map_err(text)?;
         let output = guest.getattr("Output").map_err(text)?;
-        sys.setattr("stdout", output.call1((1, "<stdout>")).map_err(text)?)
-            .map_err(text)?;
-        sys.setattr("stderr", output.call1((2, "<stderr>")).map_err(text)?)
-            .map_err(text)?;
+        // The original streams too: the link is no longer on stdout, and
+        // output written to `sys.__stdout__` reaches the host all the same.
+        let stdout = output.call1((1, "<stdout>")).map_err(text)?;
+        let stderr = output.call1((2, "<stderr>")).map_err(text)?;
+        for (name, stream) in [
+            ("stdout", &stdout),
+            ("__stdout__", &stdout),
+            ("stderr", &stderr),
+            ("__stderr__", &stderr),
+        ] {
+            sys.setattr(name, stream).map_err(text)?;
+        }
         // The real stdin is the link: the guest reads an empty stream.
         let stdin = py
             .import("io")
             .and_then(|io| io.getattr("StringIO"))
             .and_then(|class| class.call0())
             .map_err(text)?;
-        sys.setattr("stdin", stdin).map_err(text)?;
+        sys.setattr("stdin", &stdin).map_err(text)?;
+        sys.setattr("__stdin__", &stdin).map_err(text)?;
         sys.call_method1(
             "setrecursionlimit",
             (limits.max_recursion_depth.saturating_add(OWN_FRAMES),),

@@ -23,8 +23,8 @@ mod values;
 use std::sync::atomic::AtomicUsize;
 
 use pyo3::prelude::*;
-use stockade_worker_core::Worker;
 use stockade_worker_core::alloc::CappedAllocator;
+use stockade_worker_core::{LinkEnds, Worker};
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static BASELINE: AtomicUsize = AtomicUsize::new(0);
@@ -33,6 +33,31 @@ static BASELINE: AtomicUsize = AtomicUsize::new(0);
 /// values); the interpreter's heap is CPython's own.
 #[global_allocator]
 static ALLOCATOR: CappedAllocator = CappedAllocator::new(&LIVE, &BASELINE);
+
+/// Moves the link off stdin and stdout (to descriptors above 2, closed on
+/// exec) and puts /dev/null there: guest code owns the process, and a
+/// write to `sys.__stdout__` or a read of `sys.__stdin__` must not reach
+/// the parent as protocol. Stays on stdio if anything fails.
+fn move_link() -> LinkEnds {
+    // SAFETY: plain descriptor calls on the process's own descriptors,
+    // before any other thread exists; every result is checked.
+    unsafe {
+        let input = libc::fcntl(0, libc::F_DUPFD_CLOEXEC, 3);
+        let output = libc::fcntl(1, libc::F_DUPFD_CLOEXEC, 3);
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR | libc::O_CLOEXEC);
+        if input < 0 || output < 0 || null < 0 || libc::dup2(null, 0) < 0 || libc::dup2(null, 1) < 0
+        {
+            for fd in [input, output, null] {
+                if fd > 2 {
+                    libc::close(fd);
+                }
+            }
+            return LinkEnds::Stdio;
+        }
+        libc::close(null);
+        LinkEnds::Moved { input, output }
+    }
+}
 
 #[pymodule]
 mod stockade_cpython {
@@ -54,6 +79,7 @@ mod stockade_cpython {
             let status = stockade_worker_core::run(Worker {
                 allocator: &ALLOCATOR,
                 prepare: prepare::prepare,
+                link: move_link(),
             });
             // Everything the worker sends is written by now (nothing
             // buffers guest output), so the interpreter's finalisation

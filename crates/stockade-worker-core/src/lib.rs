@@ -24,6 +24,18 @@ pub struct Worker {
     pub allocator: &'static alloc::CappedAllocator,
     /// Prepares the engine a Configure names.
     pub prepare: engine::Prepare,
+    /// Where the link to the parent is.
+    pub link: LinkEnds,
+}
+
+/// The descriptors the link to the parent uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkEnds {
+    /// Stdin and stdout, as the parent started the worker.
+    Stdio,
+    /// Descriptors the worker moved the link to (reading, writing), so that
+    /// guest code writing to stdout, or reading stdin, cannot touch it.
+    Moved { input: i32, output: i32 },
 }
 
 /// Stack of the thread that runs the session: guest code, the parser and the

@@ -53,13 +53,19 @@ impl Link {
     pub fn stdio(limits: WireLimits) -> std::io::Result<Self> {
         let input = File::from(std::io::stdin().as_fd().try_clone_to_owned()?);
         let output = File::from(std::io::stdout().as_fd().try_clone_to_owned()?);
-        Ok(Self {
+        Ok(Self::new(input, output, limits))
+    }
+
+    /// Connects over `input` and `output` (a worker that moved its link off
+    /// stdin and stdout).
+    pub fn new(input: File, output: File, limits: WireLimits) -> Self {
+        Self {
             input: BufReader::with_capacity(64 * 1024, input),
             out: Out::new(output, limits),
             printer: Printer::new(8 * 1024, std::time::Duration::from_millis(5), u64::MAX),
             limits,
             ended: None,
-        })
+        }
     }
 
     /// Starts a feed: its output is counted afresh and it may ask the host.

@@ -59,7 +59,22 @@ fn wire_report(mode: SandboxMode, report: Report) -> SandboxReport {
 /// On failure returns the exit status, after sending Fatal.
 pub fn configure(worker: Worker) -> Result<Configured, i32> {
     let limits = WireLimits::default();
-    let mut link = match Link::stdio(limits) {
+    let opened = match worker.link {
+        crate::LinkEnds::Stdio => Link::stdio(limits),
+        crate::LinkEnds::Moved { input, output } => {
+            use std::os::fd::FromRawFd;
+            // SAFETY: the worker moved its link to these descriptors for
+            // the link alone and hands them over here, once.
+            let (input, output) = unsafe {
+                (
+                    std::fs::File::from_raw_fd(input),
+                    std::fs::File::from_raw_fd(output),
+                )
+            };
+            Ok(Link::new(input, output, limits))
+        }
+    };
+    let mut link = match opened {
         Ok(link) => link,
         Err(err) => {
             eprintln!("stockade-worker: cannot open stdin/stdout: {err}");

@@ -27,5 +27,6 @@ fn main() {
     std::process::exit(stockade_worker_core::run(Worker {
         allocator: &ALLOCATOR,
         prepare: engine::prepare,
+        link: stockade_worker_core::LinkEnds::Stdio,
     }));
 }

@@ -518,3 +518,24 @@ fn cpython_names_nothing_defines_are_asked_before_the_feed_and_count() {
         other => panic!("expected max_host_calls, got {other:?}"),
     }
 }
+
+#[test]
+fn cpython_guests_cannot_reach_the_link_through_stdin_or_stdout() {
+    let mut session = cpython();
+    let printed = Arc::new(Mutex::new(String::new()));
+    let sink = Arc::clone(&printed);
+    session.on_print(move |_, text| sink.lock().unwrap().push_str(text));
+    // Raw writes and reads of descriptors 0 and 1 meet /dev/null, not the
+    // protocol; the original stream objects print like print() does.
+    let code = "import os, sys\n\
+        os.write(1, b'\\x00\\x00\\x00\\x10garbage frame')\n\
+        print('via __stdout__', file=sys.__stdout__)\n\
+        (os.read(0, 100), input.__name__)";
+    let result = session.run(code).unwrap();
+    assert_eq!(
+        result,
+        Value::Tuple(vec![Value::Bytes(Vec::new()), s("input")])
+    );
+    assert_eq!(*printed.lock().unwrap(), "via __stdout__\n");
+    assert_eq!(session.run("'still here'").unwrap(), s("still here"));
+}
