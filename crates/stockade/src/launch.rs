@@ -70,6 +70,7 @@ impl Launch {
     /// `options` with the paths this launch resolved written in, so a
     /// spare started later runs exactly this.
     pub(crate) fn pin(&self, mut options: SessionOptions) -> SessionOptions {
+        options.engine = Some(options.interpreter());
         match options.interpreter() {
             Interpreter::CPython => {
                 options.cpython.python = Some(self.program.clone());

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use stockade_wire::{
-    ConfigureLimits, Layer, PROTOCOL_VERSION, Request, Response, SandboxMode, SandboxReport,
-    WireLimits, WorkerExit, encode_request,
+    ConfigureLimits, Interpreter, Layer, PROTOCOL_VERSION, Request, Response, SandboxMode,
+    SandboxReport, WireLimits, WorkerExit, encode_request,
 };
 
 use crate::error::{ConfigurationError, ConfigurationKind, Error};
@@ -21,29 +21,34 @@ use crate::supervisor::{SupervisionLimits, all_threads_filtered, usage};
 
 use super::{Reply, Session, Turn, WorkerInfo};
 
-/// The seccomp policy a worker of this process verified with a test-fire
-/// (0: none yet); later workers with the same policy on this kernel skip
-/// theirs. An atomic, not a lock, so a forked child can always read it.
-static VERIFIED_SECCOMP: AtomicU64 = AtomicU64::new(0);
+/// Seccomp policies workers of this process verified with a test-fire (0:
+/// an empty slot): one for each allow-list (the closed workers', the
+/// interpreters'), so workers of different engines do not undo each
+/// other's. Atomics, not a lock, so a forked child can always read them.
+static VERIFIED_SECCOMP: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 
-fn verified_seccomp() -> Option<u64> {
-    match VERIFIED_SECCOMP.load(Ordering::Relaxed) {
+/// The policies to offer a new worker: it skips its test-fire if its own
+/// is one of them (Configure carries one; the engine's slot is tried).
+fn verified_seccomp(interpreter: bool) -> Option<u64> {
+    match VERIFIED_SECCOMP[usize::from(interpreter)].load(Ordering::Relaxed) {
         0 => None,
         policy => Some(policy),
     }
 }
 
-fn remember_seccomp(report: &SandboxReport) {
+fn remember_seccomp(report: &SandboxReport, interpreter: bool) {
     if let Some(policy) = report.seccomp_policy
         && report.has(Layer::Seccomp)
     {
-        VERIFIED_SECCOMP.store(policy, Ordering::Relaxed);
+        VERIFIED_SECCOMP[usize::from(interpreter)].store(policy, Ordering::Relaxed);
     }
 }
 
 impl Session {
     /// Starts a new worker and configures it: a cold start.
-    pub(crate) fn start(options: SessionOptions) -> Result<Self, Error> {
+    pub(crate) fn start(mut options: SessionOptions) -> Result<Self, Error> {
+        // The default engine is decided once (it looks for an interpreter).
+        options.engine = Some(options.interpreter());
         options.validate().map_err(Error::invalid_option)?;
         let launch = Launch::resolve(&options)?;
         let wire = WireLimits::default();
@@ -167,7 +172,7 @@ impl Session {
                 cpu_seconds: Some(self.options.cpu_seconds()),
                 max_output_bytes: limits.max_output_bytes,
             },
-            verified_seccomp: verified_seccomp(),
+            verified_seccomp: verified_seccomp(self.options.interpreter() == Interpreter::CPython),
         };
         let frame = encode_request(&configure, &self.wire)
             .map_err(|e| Error::invalid_option(e.to_string()))?;
@@ -185,7 +190,7 @@ impl Session {
         match reply {
             Response::Ready(info) => {
                 let sandbox = &info.sandbox;
-                remember_seccomp(sandbox);
+                remember_seccomp(sandbox, self.options.interpreter() == Interpreter::CPython);
                 if sandbox.mode == SandboxMode::Auto && !sandbox.missing.is_empty() {
                     let missing: Vec<String> = sandbox
                         .missing
