@@ -1,5 +1,7 @@
-//! Sessions on the CPython engine: the real interpreter in its own
-//! sandboxed process, driven through the same API as every engine.
+//! What is particular to the CPython engine: the real interpreter and its
+//! standard library, its sandbox, its limits and threads. (The API's
+//! promises for Python guests are tested on both engines in session.rs
+//! and limits.rs.)
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -70,28 +72,6 @@ r";
             Value::Int(10),
         ])
     );
-}
-
-#[test]
-fn cpython_state_and_inputs_persist_across_feeds() {
-    let mut session = cpython();
-    assert_eq!(
-        session
-            .run("x = 40\ndef inc(n):\n    return n + 1")
-            .unwrap(),
-        Value::None
-    );
-    assert_eq!(session.run("x = inc(x)").unwrap(), Value::None);
-    assert_eq!(session.run("inc(x)").unwrap(), Value::Int(42));
-    let inputs = vec![(
-        "items".to_owned(),
-        Value::List(vec![Value::Int(1), Value::Int(2)]),
-    )];
-    assert_eq!(
-        session.run_with_inputs("sum(items)", inputs).unwrap(),
-        Value::Int(3)
-    );
-    assert_eq!(session.run("len(items)").unwrap(), Value::Int(2));
 }
 
 #[test]

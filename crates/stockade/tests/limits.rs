@@ -1,22 +1,22 @@
 //! Every limit trips with its documented error, and the host and the next
-//! session survive.
+//! session survive, on both Python engines (CPython and monty).
 
 use std::time::{Duration, Instant};
 
-use stockade::{Error, Language, Session, SessionOptions, TimeLimit, Value};
+use stockade::{Error, Interpreter, Language, Session, SessionOptions, TimeLimit, Value};
 
-fn options() -> SessionOptions {
-    SessionOptions::new(Language::Python)
+fn options(engine: Interpreter) -> SessionOptions {
+    SessionOptions::new(Language::Python).engine(engine)
 }
 
 fn next_session_works() {
-    let mut session = Session::new(options()).unwrap();
+    let mut session = Session::new(SessionOptions::new(Language::Python)).unwrap();
     assert_eq!(session.run("6 * 7").unwrap(), Value::Int(42));
 }
 
-#[test]
-fn a_busy_loop_trips_max_duration_and_the_session_stays_out_of_time() {
-    let mut session = Session::new(options().max_duration(Duration::from_millis(300))).unwrap();
+fn a_busy_loop_trips_max_duration_and_the_session_stays_out_of_time(engine: Interpreter) {
+    let mut session =
+        Session::new(options(engine).max_duration(Duration::from_millis(300))).unwrap();
     match session.run("while True:\n    pass") {
         Err(Error::Timeout { limit, after }) => {
             assert_eq!(limit, TimeLimit::MaxDuration);
@@ -36,16 +36,16 @@ fn a_busy_loop_trips_max_duration_and_the_session_stays_out_of_time() {
     next_session_works();
 }
 
-#[test]
-fn the_guest_cannot_catch_the_time_limit() {
-    let mut session = Session::new(options().max_duration(Duration::from_millis(200))).unwrap();
+fn the_guest_cannot_catch_the_time_limit(engine: Interpreter) {
+    let mut session =
+        Session::new(options(engine).max_duration(Duration::from_millis(200))).unwrap();
     let code = "try:\n    while True:\n        pass\nexcept BaseException:\n    caught = True";
     assert!(matches!(session.run(code), Err(Error::Timeout { .. })));
 }
 
-#[test]
-fn max_duration_is_cumulative_across_feeds() {
-    let mut session = Session::new(options().max_duration(Duration::from_millis(400))).unwrap();
+fn max_duration_is_cumulative_across_feeds(engine: Interpreter) {
+    let mut session =
+        Session::new(options(engine).max_duration(Duration::from_millis(400))).unwrap();
     let spin = "n = 0\nfor i in range(300000):\n    n += i";
     let mut feeds = 0;
     let err = loop {
@@ -68,9 +68,9 @@ fn max_duration_is_cumulative_across_feeds() {
     assert!(feeds >= 1, "one short feed should fit in the budget");
 }
 
-#[test]
-fn time_in_host_functions_does_not_count_toward_max_duration() {
-    let mut session = Session::new(options().max_duration(Duration::from_millis(300))).unwrap();
+fn time_in_host_functions_does_not_count_toward_max_duration(engine: Interpreter) {
+    let mut session =
+        Session::new(options(engine).max_duration(Duration::from_millis(300))).unwrap();
     session.register_function("slow", |_| {
         std::thread::sleep(Duration::from_millis(600));
         Ok(Value::Int(1))
@@ -83,9 +83,9 @@ fn time_in_host_functions_does_not_count_toward_max_duration() {
     );
 }
 
-#[test]
-fn request_timeout_kills_the_worker_and_the_session_stays_lost() {
-    let mut session = Session::new(options().request_timeout(Duration::from_millis(500))).unwrap();
+fn request_timeout_kills_the_worker_and_the_session_stays_lost(engine: Interpreter) {
+    let mut session =
+        Session::new(options(engine).request_timeout(Duration::from_millis(500))).unwrap();
     let pid = session.worker_pid();
     let started = Instant::now();
     let err = session.run("while True:\n    pass").unwrap_err();
@@ -111,9 +111,9 @@ fn request_timeout_kills_the_worker_and_the_session_stays_lost() {
     next_session_works();
 }
 
-#[test]
-fn time_in_host_functions_does_not_count_toward_request_timeout() {
-    let mut session = Session::new(options().request_timeout(Duration::from_millis(500))).unwrap();
+fn time_in_host_functions_does_not_count_toward_request_timeout(engine: Interpreter) {
+    let mut session =
+        Session::new(options(engine).request_timeout(Duration::from_millis(500))).unwrap();
     session.register_function("slow", |_| {
         std::thread::sleep(Duration::from_millis(900));
         Ok(Value::Str("done".into()))
@@ -121,9 +121,8 @@ fn time_in_host_functions_does_not_count_toward_request_timeout() {
     assert_eq!(session.run("slow()").unwrap(), Value::Str("done".into()));
 }
 
-#[test]
-fn a_huge_list_is_a_memory_error_and_the_next_session_works() {
-    let mut session = Session::new(options()).unwrap();
+fn a_huge_list_is_a_memory_error_and_the_next_session_works(engine: Interpreter) {
+    let mut session = Session::new(options(engine)).unwrap();
     match session.run("x = [0] * 10**10") {
         Err(Error::Memory { detail, .. }) => assert!(detail.contains("memory"), "{detail}"),
         other => panic!("expected a memory error, got {other:?}"),
@@ -135,19 +134,14 @@ fn a_huge_list_is_a_memory_error_and_the_next_session_works() {
 fn the_guest_cannot_catch_the_memory_limit() {
     // On monty; CPython's MemoryError is catchable by design
     // (cpython_max_memory_is_a_catchable_memory_error_and_the_session_lives).
-    let mut session = Session::new(
-        options()
-            .engine(stockade::Interpreter::Monty)
-            .max_memory(64 * 1024 * 1024),
-    )
-    .unwrap();
+    let mut session =
+        Session::new(options(Interpreter::Monty).max_memory(64 * 1024 * 1024)).unwrap();
     let code = "try:\n    x = 'a' * (10**9)\nexcept BaseException:\n    caught = True";
     assert!(matches!(session.run(code), Err(Error::Memory { .. })));
 }
 
-#[test]
-fn a_guest_raised_memory_error_is_a_guest_exception_not_the_memory_limit() {
-    let mut session = Session::new(options().max_memory(64 * 1024 * 1024)).unwrap();
+fn a_guest_raised_memory_error_is_a_guest_exception_not_the_memory_limit(engine: Interpreter) {
+    let mut session = Session::new(options(engine).max_memory(64 * 1024 * 1024)).unwrap();
     // The very words monty's limit check writes, with the real limit in them.
     for code in [
         "raise MemoryError('memory limit exceeded: 2000000000 bytes > 67108864 bytes')",
@@ -162,9 +156,8 @@ fn a_guest_raised_memory_error_is_a_guest_exception_not_the_memory_limit() {
     assert_eq!(session.run("1 + 1").unwrap(), Value::Int(2));
 }
 
-#[test]
-fn the_memory_limit_is_known_from_the_tracker_and_names_max_memory() {
-    let mut session = Session::new(options().max_memory(64 * 1024 * 1024)).unwrap();
+fn the_memory_limit_is_known_from_the_tracker_and_names_max_memory(engine: Interpreter) {
+    let mut session = Session::new(options(engine).max_memory(64 * 1024 * 1024)).unwrap();
     match session.run("x = 'a' * (10**9)") {
         Err(Error::Memory {
             detail,
@@ -182,10 +175,9 @@ fn the_memory_limit_is_known_from_the_tracker_and_names_max_memory() {
     }
 }
 
-#[test]
-fn a_refused_allocation_ends_the_worker_with_a_memory_error() {
+fn a_refused_allocation_ends_the_worker_with_a_memory_error(engine: Interpreter) {
     // A feed larger than the allocator's cap cannot even be received.
-    let mut session = Session::new(options().max_memory(1024 * 1024)).unwrap();
+    let mut session = Session::new(options(engine).max_memory(1024 * 1024)).unwrap();
     let code = format!("s = '{}'", "x".repeat(40 * 1024 * 1024));
     match session.run(&code) {
         Err(Error::Memory {
@@ -208,9 +200,8 @@ fn a_refused_allocation_ends_the_worker_with_a_memory_error() {
     next_session_works();
 }
 
-#[test]
-fn deep_recursion_is_a_catchable_recursion_error() {
-    let mut session = Session::new(options()).unwrap();
+fn deep_recursion_is_a_catchable_recursion_error(engine: Interpreter) {
+    let mut session = Session::new(options(engine)).unwrap();
     let code = "def down(n):\n    return down(n + 1)\ndown(0)";
     match session.run(code) {
         Err(Error::Guest(guest)) => assert_eq!(guest.type_name, "RecursionError"),
@@ -220,9 +211,8 @@ fn deep_recursion_is_a_catchable_recursion_error() {
     assert_eq!(session.run(caught).unwrap(), Value::Str("caught".into()));
 }
 
-#[test]
-fn the_recursion_limit_is_configurable() {
-    let mut session = Session::new(options().max_recursion_depth(50)).unwrap();
+fn the_recursion_limit_is_configurable(engine: Interpreter) {
+    let mut session = Session::new(options(engine).max_recursion_depth(50)).unwrap();
     let code = "def depth(n):\n    return n if n == 0 else depth(n - 1)\n";
     session.run(code).unwrap();
     assert_eq!(session.run("depth(40)").unwrap(), Value::Int(0));
@@ -233,16 +223,51 @@ fn the_recursion_limit_is_configurable() {
 
 #[test]
 fn invalid_options_are_configuration_errors_naming_the_option() {
-    let bad = options().request_timeout(Duration::ZERO);
+    let bad = options(Interpreter::CPython).request_timeout(Duration::ZERO);
     assert!(
         matches!(Session::new(bad), Err(Error::Configuration(m)) if m.message().contains("request_timeout"))
     );
-    let bad = options().max_memory(0);
+    let bad = options(Interpreter::CPython).max_memory(0);
     assert!(
         matches!(Session::new(bad), Err(Error::Configuration(m)) if m.message().contains("max_memory"))
     );
-    let bad = options().max_recursion_depth(0);
+    let bad = options(Interpreter::CPython).max_recursion_depth(0);
     assert!(
         matches!(Session::new(bad), Err(Error::Configuration(m)) if m.message().contains("max_recursion_depth"))
     );
 }
+
+/// Runs each test above that takes an engine on both Python engines, as
+/// `NAME::cpython` and `NAME::monty`.
+macro_rules! on_both_python_engines {
+    ($($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[test]
+                fn cpython() {
+                    super::$name(stockade::Interpreter::CPython)
+                }
+
+                #[test]
+                fn monty() {
+                    super::$name(stockade::Interpreter::Monty)
+                }
+            }
+        )*
+    };
+}
+
+on_both_python_engines!(
+    a_busy_loop_trips_max_duration_and_the_session_stays_out_of_time,
+    the_guest_cannot_catch_the_time_limit,
+    max_duration_is_cumulative_across_feeds,
+    time_in_host_functions_does_not_count_toward_max_duration,
+    request_timeout_kills_the_worker_and_the_session_stays_lost,
+    time_in_host_functions_does_not_count_toward_request_timeout,
+    a_huge_list_is_a_memory_error_and_the_next_session_works,
+    a_guest_raised_memory_error_is_a_guest_exception_not_the_memory_limit,
+    the_memory_limit_is_known_from_the_tracker_and_names_max_memory,
+    a_refused_allocation_ends_the_worker_with_a_memory_error,
+    deep_recursion_is_a_catchable_recursion_error,
+    the_recursion_limit_is_configurable,
+);

@@ -1,25 +1,28 @@
 //! Sessions on real workers: state, inputs, host functions, lookups, prints
-//! and values.
+//! and values, each on both Python engines (CPython and monty).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use stockade::{
-    BigInt, Date, DateTime, Error, HostError, Language, PrintStream, SandboxMode, Session,
-    SessionOptions, Time, TimeDelta, Value,
+    BigInt, Date, DateTime, Error, HostError, Interpreter, Language, PrintStream, SandboxMode,
+    Session, SessionOptions, Time, TimeDelta, Value,
 };
 
-fn python() -> Session {
-    Session::new(SessionOptions::new(Language::Python)).expect("a Python session starts")
+fn options(engine: Interpreter) -> SessionOptions {
+    SessionOptions::new(Language::Python).engine(engine)
+}
+
+fn python(engine: Interpreter) -> Session {
+    Session::new(options(engine)).expect("a Python session starts")
 }
 
 fn s(text: &str) -> Value {
     Value::Str(text.to_owned())
 }
 
-#[test]
-fn state_persists_across_feeds() {
-    let mut session = python();
+fn state_persists_across_feeds(engine: Interpreter) {
+    let mut session = python(engine);
     assert_eq!(
         session
             .run("x = 40\ndef inc(n):\n    return n + 1")
@@ -30,16 +33,14 @@ fn state_persists_across_feeds() {
     assert_eq!(session.run("inc(x)").unwrap(), Value::Int(42));
 }
 
-#[test]
-fn the_trailing_expression_is_the_result() {
-    let mut session = python();
+fn the_trailing_expression_is_the_result(engine: Interpreter) {
+    let mut session = python(engine);
     assert_eq!(session.run("a = 2\na * 21").unwrap(), Value::Int(42));
     assert_eq!(session.run("b = 1").unwrap(), Value::None);
 }
 
-#[test]
-fn inputs_are_bound_as_globals_and_persist() {
-    let mut session = python();
+fn inputs_are_bound_as_globals_and_persist(engine: Interpreter) {
+    let mut session = python(engine);
     let inputs = vec![(
         "items".to_owned(),
         Value::List(vec![Value::Int(1), Value::Int(2)]),
@@ -51,9 +52,8 @@ fn inputs_are_bound_as_globals_and_persist() {
     assert_eq!(session.run("len(items)").unwrap(), Value::Int(2));
 }
 
-#[test]
-fn host_functions_receive_positional_and_keyword_arguments() {
-    let mut session = python();
+fn host_functions_receive_positional_and_keyword_arguments(engine: Interpreter) {
+    let mut session = python(engine);
     session.register_function("describe", |args| {
         let positional: Vec<String> = args.positional.iter().map(ToString::to_string).collect();
         let keyword: Vec<String> = args
@@ -75,9 +75,8 @@ fn host_functions_receive_positional_and_keyword_arguments() {
     );
 }
 
-#[test]
-fn a_host_function_can_be_passed_around_and_called_by_reference() {
-    let mut session = python();
+fn a_host_function_can_be_passed_around_and_called_by_reference(engine: Interpreter) {
+    let mut session = python(engine);
     session.register_function("double", |args| match args.get(0) {
         Some(Value::Int(i)) => Ok(Value::Int(i * 2)),
         other => Err(HostError::type_error(format!(
@@ -90,10 +89,8 @@ fn a_host_function_can_be_passed_around_and_called_by_reference() {
     );
 }
 
-#[test]
-fn an_exception_raised_by_a_host_function_is_catchable_in_the_guest() {
-    let mut session =
-        Session::new(SessionOptions::new(Language::Python).show_host_errors()).unwrap();
+fn an_exception_raised_by_a_host_function_is_catchable_in_the_guest(engine: Interpreter) {
+    let mut session = Session::new(options(engine).show_host_errors()).unwrap();
     session.register_function("fetch", |_| {
         Err(HostError::new("KeyError", "no such record"))
     });
@@ -118,10 +115,8 @@ fn an_exception_raised_by_a_host_function_is_catchable_in_the_guest() {
     );
 }
 
-#[test]
-fn a_panicking_host_function_raises_in_the_guest_and_the_host_survives() {
-    let mut session =
-        Session::new(SessionOptions::new(Language::Python).show_host_errors()).unwrap();
+fn a_panicking_host_function_raises_in_the_guest_and_the_host_survives(engine: Interpreter) {
+    let mut session = Session::new(options(engine).show_host_errors()).unwrap();
     session.register_function("bad", |_| panic!("host bug"));
     match session.run("bad()") {
         Err(Error::Guest(guest)) => {
@@ -133,9 +128,8 @@ fn a_panicking_host_function_raises_in_the_guest_and_the_host_survives() {
     assert_eq!(session.run("'still here'").unwrap(), s("still here"));
 }
 
-#[test]
-fn undefined_names_are_looked_up_on_the_host() {
-    let mut session = python();
+fn undefined_names_are_looked_up_on_the_host(engine: Interpreter) {
+    let mut session = python(engine);
     session
         .set_global("config", Value::Dict(vec![(s("mode"), s("fast"))]))
         .unwrap();
@@ -154,10 +148,9 @@ fn undefined_names_are_looked_up_on_the_host() {
     }
 }
 
-#[test]
-fn prints_reach_the_callback_in_order_around_host_calls() {
+fn prints_reach_the_callback_in_order_around_host_calls(engine: Interpreter) {
     let events = Arc::new(Mutex::new(Vec::<String>::new()));
-    let mut session = python();
+    let mut session = python(engine);
     let printed = Arc::clone(&events);
     session.on_print(move |stream, text| {
         assert_eq!(stream, PrintStream::Stdout);
@@ -254,9 +247,8 @@ fn all_kinds() -> Vec<(String, Value)> {
     ]
 }
 
-#[test]
-fn every_value_kind_round_trips_through_the_guest() {
-    let mut session = python();
+fn every_value_kind_round_trips_through_the_guest(engine: Interpreter) {
+    let mut session = python(engine);
     for (name, value) in all_kinds() {
         let back = session
             .run_with_inputs(&name, vec![(name.clone(), value.clone())])
@@ -265,9 +257,8 @@ fn every_value_kind_round_trips_through_the_guest() {
     }
 }
 
-#[test]
-fn every_value_kind_round_trips_through_a_host_function() {
-    let mut session = python();
+fn every_value_kind_round_trips_through_a_host_function(engine: Interpreter) {
+    let mut session = python(engine);
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&seen);
     session.register_function("echo", move |args| {
@@ -286,9 +277,8 @@ fn every_value_kind_round_trips_through_a_host_function() {
     assert_eq!(seen.lock().unwrap().len(), all_kinds().len());
 }
 
-#[test]
-fn python_values_are_built_in_the_guest_and_read_on_the_host() {
-    let mut session = python();
+fn python_values_are_built_in_the_guest_and_read_on_the_host(engine: Interpreter) {
+    let mut session = python(engine);
     let value = session
         .run("import datetime\n{'d': datetime.date(2020, 1, 31), 'big': 2**70, 'set': {1}, 'exc': ValueError('v')}")
         .unwrap();
@@ -313,9 +303,8 @@ fn python_values_are_built_in_the_guest_and_read_on_the_host() {
     );
 }
 
-#[test]
-fn guest_values_with_no_equivalent_cross_as_their_repr_and_cycles_as_markers() {
-    let mut session = python();
+fn guest_values_with_no_equivalent_cross_as_their_repr_and_cycles_as_markers(engine: Interpreter) {
+    let mut session = python(engine);
     match session.run("def f():\n    pass\nf").unwrap() {
         Value::Repr(text) => assert!(text.contains("function"), "{text}"),
         other => panic!("expected a repr, got {other:?}"),
@@ -327,9 +316,8 @@ fn guest_values_with_no_equivalent_cross_as_their_repr_and_cycles_as_markers() {
     );
 }
 
-#[test]
-fn output_only_values_are_refused_as_inputs_naming_the_path() {
-    let mut session = python();
+fn output_only_values_are_refused_as_inputs_naming_the_path(engine: Interpreter) {
+    let mut session = python(engine);
     let input = Value::Dict(vec![(s("k"), Value::List(vec![Value::Repr("<x>".into())]))]);
     match session.run_with_inputs("data", vec![("data".into(), input)]) {
         Err(Error::Conversion(message)) => assert!(message.contains("data['k'][0]"), "{message}"),
@@ -342,9 +330,10 @@ fn output_only_values_are_refused_as_inputs_naming_the_path() {
     );
 }
 
-#[test]
-fn a_host_function_result_too_deep_for_the_wire_is_a_catchable_error_in_the_guest() {
-    let mut session = python();
+fn a_host_function_result_too_deep_for_the_wire_is_a_catchable_error_in_the_guest(
+    engine: Interpreter,
+) {
+    let mut session = python(engine);
     session.register_function("deep", |_| {
         let mut value = Value::None;
         for _ in 0..100 {
@@ -357,17 +346,15 @@ fn a_host_function_result_too_deep_for_the_wire_is_a_catchable_error_in_the_gues
     assert_eq!(session.run(code).unwrap(), s("TypeError"));
 }
 
-#[test]
-fn a_syntax_error_is_its_own_error_and_the_session_lives() {
-    let mut session = python();
+fn a_syntax_error_is_its_own_error_and_the_session_lives(engine: Interpreter) {
+    let mut session = python(engine);
     session.run("kept = 1").unwrap();
     assert!(matches!(session.run("def broken(:"), Err(Error::Syntax(_))));
     assert_eq!(session.run("kept").unwrap(), Value::Int(1));
 }
 
-#[test]
-fn the_worker_starts_with_an_empty_environment() {
-    let session = python();
+fn the_worker_starts_with_an_empty_environment(engine: Interpreter) {
+    let session = python(engine);
     let environ = std::fs::read(format!("/proc/{}/environ", session.worker_pid())).unwrap();
     assert!(
         environ.is_empty(),
@@ -376,9 +363,8 @@ fn the_worker_starts_with_an_empty_environment() {
     );
 }
 
-#[test]
-fn the_worker_reports_itself_in_ready() {
-    let session = python();
+fn the_worker_reports_itself_in_ready(engine: Interpreter) {
+    let session = python(engine);
     let info = session.worker_info();
     assert_eq!(info.protocol_version, stockade::PROTOCOL_VERSION);
     assert!(info.engine.starts_with("python"), "{}", info.engine);
@@ -395,28 +381,25 @@ fn operating_system_calls_are_refused_inside_the_guest() {
     assert_eq!(session.run(code).unwrap(), s("refused"));
 }
 
-#[test]
-fn elapsed_guest_time_is_reported() {
-    let mut session = python();
+fn elapsed_guest_time_is_reported(engine: Interpreter) {
+    let mut session = python(engine);
     session
         .run("n = 0\nfor i in range(100000):\n    n += i")
         .unwrap();
     assert!(session.elapsed() > Duration::ZERO);
 }
 
-#[test]
-fn closing_a_session_ends_its_worker() {
-    let session = python();
+fn closing_a_session_ends_its_worker(engine: Interpreter) {
+    let session = python(engine);
     let pid = session.worker_pid();
     session.close();
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"));
     assert!(status.is_err(), "worker {pid} is still present after close");
 }
 
-#[test]
-fn a_large_print_arrives_whole_and_in_order() {
+fn a_large_print_arrives_whole_and_in_order(engine: Interpreter) {
     let printed = Arc::new(Mutex::new(String::new()));
-    let mut session = python();
+    let mut session = python(engine);
     let sink = Arc::clone(&printed);
     session.on_print(move |_, text| sink.lock().unwrap().push_str(text));
     session
@@ -426,9 +409,8 @@ fn a_large_print_arrives_whole_and_in_order() {
     assert_eq!(*printed.lock().unwrap(), expected);
 }
 
-#[test]
-fn an_input_name_that_is_not_an_identifier_is_refused_and_the_session_lives() {
-    let mut session = python();
+fn an_input_name_that_is_not_an_identifier_is_refused_and_the_session_lives(engine: Interpreter) {
+    let mut session = python(engine);
     for name in ["not valid", "1st", "class", ""] {
         match session.run_with_inputs("1", vec![(name.into(), Value::Int(1))]) {
             Err(Error::Conversion(message)) => {
@@ -447,9 +429,8 @@ fn an_input_name_that_is_not_an_identifier_is_refused_and_the_session_lives() {
     );
 }
 
-#[test]
-fn a_default_session_runs_under_every_sandbox_layer_as_nobody() {
-    let session = python();
+fn a_default_session_runs_under_every_sandbox_layer_as_nobody(engine: Interpreter) {
+    let session = python(engine);
     let report = &session.worker_info().sandbox;
     assert!(report.is_complete(), "missing layers: {:?}", report.missing);
     for layer in [
@@ -480,22 +461,18 @@ fn a_default_session_runs_under_every_sandbox_layer_as_nobody() {
     }
 }
 
-#[test]
-fn require_mode_starts_on_this_kernel_and_off_mode_applies_nothing() {
-    let mut strict =
-        Session::new(SessionOptions::new(Language::Python).sandbox(SandboxMode::Require)).unwrap();
+fn require_mode_starts_on_this_kernel_and_off_mode_applies_nothing(engine: Interpreter) {
+    let mut strict = Session::new(options(engine).sandbox(SandboxMode::Require)).unwrap();
     assert!(strict.worker_info().sandbox.is_complete());
     assert_eq!(strict.run("1 + 1").unwrap(), Value::Int(2));
-    let mut off =
-        Session::new(SessionOptions::new(Language::Python).sandbox(SandboxMode::Off)).unwrap();
+    let mut off = Session::new(options(engine).sandbox(SandboxMode::Off)).unwrap();
     assert!(off.worker_info().sandbox.applied.is_empty());
     assert!(!off.worker_info().sandbox.is_complete());
     assert_eq!(off.run("1 + 1").unwrap(), Value::Int(2));
 }
 
-#[test]
-fn host_function_errors_are_redacted_by_default_keeping_their_class() {
-    let mut session = python();
+fn host_function_errors_are_redacted_by_default_keeping_their_class(engine: Interpreter) {
+    let mut session = python(engine);
     session.register_function("secret", |_| {
         Err(HostError::new("KeyError", "db password is hunter2"))
     });
@@ -512,10 +489,8 @@ fn host_function_errors_are_redacted_by_default_keeping_their_class() {
     }
 }
 
-#[test]
-fn max_host_calls_ends_the_feed_uncatchably_and_the_session_lives() {
-    let mut session =
-        Session::new(SessionOptions::new(Language::Python).max_host_calls(5)).unwrap();
+fn max_host_calls_ends_the_feed_uncatchably_and_the_session_lives(engine: Interpreter) {
+    let mut session = Session::new(options(engine).max_host_calls(5)).unwrap();
     let count = Arc::new(Mutex::new(0));
     let counter = Arc::clone(&count);
     session.register_function("tick", move |_| {
@@ -549,9 +524,8 @@ fn max_host_calls_ends_the_feed_uncatchably_and_the_session_lives() {
     );
 }
 
-#[test]
-fn a_sync_host_function_past_max_host_wait_is_a_timeout_in_the_guest() {
-    let options = SessionOptions::new(Language::Python).max_host_wait(Duration::from_millis(100));
+fn a_sync_host_function_past_max_host_wait_is_a_timeout_in_the_guest(engine: Interpreter) {
+    let options = options(engine).max_host_wait(Duration::from_millis(100));
     let mut session = Session::new(options).unwrap();
     session.register_function("slow", |_| {
         std::thread::sleep(Duration::from_millis(300));
@@ -563,10 +537,9 @@ fn a_sync_host_function_past_max_host_wait_is_a_timeout_in_the_guest() {
     }
 }
 
-#[test]
-fn output_past_max_output_bytes_is_cut_with_a_marker() {
+fn output_past_max_output_bytes_is_cut_with_a_marker(engine: Interpreter) {
     let printed = Arc::new(Mutex::new(String::new()));
-    let options = SessionOptions::new(Language::Python).max_output_bytes(1000);
+    let options = options(engine).max_output_bytes(1000);
     let mut session = Session::new(options).unwrap();
     let sink = Arc::clone(&printed);
     session.on_print(move |_, text| sink.lock().unwrap().push_str(text));
@@ -612,10 +585,9 @@ fn name_lookups_count_toward_max_host_calls() {
     assert_eq!(session.run("misses").unwrap(), Value::Int(20));
 }
 
-#[test]
-fn an_interrupt_check_kills_a_running_worker_and_loses_the_session() {
+fn an_interrupt_check_kills_a_running_worker_and_loses_the_session(engine: Interpreter) {
     use std::sync::atomic::{AtomicBool, Ordering};
-    let mut session = python();
+    let mut session = python(engine);
     let pid = session.worker_pid();
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
@@ -641,9 +613,8 @@ fn an_interrupt_check_kills_a_running_worker_and_loses_the_session() {
     );
 }
 
-#[test]
-fn an_unregistered_function_the_guest_still_holds_raises_name_error() {
-    let mut session = python();
+fn an_unregistered_function_the_guest_still_holds_raises_name_error(engine: Interpreter) {
+    let mut session = python(engine);
     session.register_function("temp", |_| Ok(Value::Int(1)));
     session.run("held = temp\nfirst = held()").unwrap();
     assert!(session.unregister_function("temp"));
@@ -674,9 +645,8 @@ fn the_workers_warm_up_leaves_no_state_and_no_guest_time() {
     }
 }
 
-#[test]
-fn a_later_worker_skips_the_seccomp_test_fire_an_earlier_one_verified() {
-    let options = || SessionOptions::new(Language::Python).spare(false);
+fn a_later_worker_skips_the_seccomp_test_fire_an_earlier_one_verified(engine: Interpreter) {
+    let options = || options(engine).spare(false);
     let first = Session::new(options()).unwrap();
     let policy = first.worker_info().sandbox.seccomp_policy;
     assert!(policy.is_some(), "{:?}", first.worker_info().sandbox);
@@ -695,3 +665,57 @@ fn a_later_worker_skips_the_seccomp_test_fire_an_earlier_one_verified() {
     // so this run shows the filter is in force without the test-fire.
     assert_eq!(second.run("1 + 1").unwrap(), Value::Int(2));
 }
+
+/// Runs each test above that takes an engine on both Python engines, as
+/// `NAME::cpython` and `NAME::monty`.
+macro_rules! on_both_python_engines {
+    ($($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[test]
+                fn cpython() {
+                    super::$name(stockade::Interpreter::CPython)
+                }
+
+                #[test]
+                fn monty() {
+                    super::$name(stockade::Interpreter::Monty)
+                }
+            }
+        )*
+    };
+}
+
+on_both_python_engines!(
+    state_persists_across_feeds,
+    the_trailing_expression_is_the_result,
+    inputs_are_bound_as_globals_and_persist,
+    host_functions_receive_positional_and_keyword_arguments,
+    a_host_function_can_be_passed_around_and_called_by_reference,
+    an_exception_raised_by_a_host_function_is_catchable_in_the_guest,
+    a_panicking_host_function_raises_in_the_guest_and_the_host_survives,
+    undefined_names_are_looked_up_on_the_host,
+    prints_reach_the_callback_in_order_around_host_calls,
+    every_value_kind_round_trips_through_the_guest,
+    every_value_kind_round_trips_through_a_host_function,
+    python_values_are_built_in_the_guest_and_read_on_the_host,
+    guest_values_with_no_equivalent_cross_as_their_repr_and_cycles_as_markers,
+    output_only_values_are_refused_as_inputs_naming_the_path,
+    a_host_function_result_too_deep_for_the_wire_is_a_catchable_error_in_the_guest,
+    a_syntax_error_is_its_own_error_and_the_session_lives,
+    the_worker_starts_with_an_empty_environment,
+    the_worker_reports_itself_in_ready,
+    elapsed_guest_time_is_reported,
+    closing_a_session_ends_its_worker,
+    a_large_print_arrives_whole_and_in_order,
+    an_input_name_that_is_not_an_identifier_is_refused_and_the_session_lives,
+    a_default_session_runs_under_every_sandbox_layer_as_nobody,
+    require_mode_starts_on_this_kernel_and_off_mode_applies_nothing,
+    host_function_errors_are_redacted_by_default_keeping_their_class,
+    max_host_calls_ends_the_feed_uncatchably_and_the_session_lives,
+    a_sync_host_function_past_max_host_wait_is_a_timeout_in_the_guest,
+    output_past_max_output_bytes_is_cut_with_a_marker,
+    an_interrupt_check_kills_a_running_worker_and_loses_the_session,
+    an_unregistered_function_the_guest_still_holds_raises_name_error,
+    a_later_worker_skips_the_seccomp_test_fire_an_earlier_one_verified,
+);
