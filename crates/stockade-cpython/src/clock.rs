@@ -24,6 +24,9 @@ struct State {
     since: Option<Instant>,
     /// The session thread's Python thread id, once known.
     thread: Option<u64>,
+    /// An exception was raised in the session thread from outside (the
+    /// timer, or a feed the host ended) and may still be pending.
+    raised: bool,
 }
 
 impl State {
@@ -80,9 +83,12 @@ impl Clock {
         self.lock().thread = Some(thread);
     }
 
-    /// The session thread's Python thread id, once named.
-    pub fn thread(&self) -> Option<u64> {
-        self.lock().thread
+    /// The session thread's Python thread id, once named, noting that an
+    /// exception is about to be raised in it (so `stop` withdraws it).
+    pub fn raise_in(&self) -> Option<u64> {
+        let mut state = self.lock();
+        state.raised = true;
+        state.thread
     }
 
     /// Starts (or resumes) counting.
@@ -103,7 +109,7 @@ impl Clock {
         if let Some(since) = state.since.take() {
             state.spent += since.elapsed();
         }
-        let thread = state.thread;
+        let thread = state.thread.filter(|_| std::mem::take(&mut state.raised));
         drop(state);
         if let Some(thread) = thread {
             // SAFETY: called with the GIL held (`_gil`); a null exception
@@ -137,10 +143,11 @@ impl Clock {
             Python::attach(|py| {
                 // Checked again under the GIL: the session may have stopped
                 // the clock while this thread waited for it.
-                let state = self.lock();
+                let mut state = self.lock();
                 if state.since.is_some()
                     && let Some(thread) = state.thread
                 {
+                    state.raised = true;
                     // SAFETY: the GIL is held; the exception type is a live
                     // class object kept alive by `timeout_type`.
                     unsafe {

@@ -34,7 +34,6 @@ const FEED_FILE: &str = "main.py";
 pub struct CPythonEngine {
     globals: Py<PyDict>,
     compile_feed: Py<PyAny>,
-    free_names: Py<PyAny>,
     show_sources: Py<PyAny>,
     feed_ended: Py<PyAny>,
     forget_pending: Py<PyAny>,
@@ -118,7 +117,6 @@ impl CPythonEngine {
         Ok(Self {
             globals: globals.clone().unbind(),
             compile_feed: guest.getattr("compile_feed").map_err(text)?.unbind(),
-            free_names: guest.getattr("free_names").map_err(text)?.unbind(),
             guest_frames: guest.getattr("guest_frames").map_err(text)?.unbind(),
             function_type: py
                 .import("types")
@@ -197,11 +195,16 @@ impl CPythonEngine {
         let compiled = self
             .compile_feed
             .bind(py)
-            .call1((code, filename, PYCF_ALLOW_TOP_LEVEL_AWAIT))
+            .call1((
+                code,
+                filename,
+                PYCF_ALLOW_TOP_LEVEL_AWAIT,
+                self.globals.bind(py),
+            ))
             .map_err(Failure::Syntax)?;
-        let (body, last): (Bound<'_, PyAny>, Bound<'_, PyAny>) =
+        let (body, last, names): (Bound<'_, PyAny>, Bound<'_, PyAny>, Vec<String>) =
             compiled.extract().map_err(|e: PyErr| Failure::Raised(e))?;
-        self.resolve_free_names(py, &body, &last)
+        self.resolve_free_names(py, names)
             .map_err(Failure::Raised)?;
         if !body.is_none() {
             self.call(py, &body).map_err(Failure::Raised)?;
@@ -213,21 +216,12 @@ impl CPythonEngine {
         to_wire(&value).map_err(Failure::Conversion)
     }
 
-    /// Asks the host about every name the feed reads that nothing defines,
-    /// and binds what it has (values and functions) as globals, before the
-    /// feed runs: a plain-dict globals cannot ask when the line runs.
-    fn resolve_free_names(
-        &self,
-        py: Python<'_>,
-        body: &Bound<'_, PyAny>,
-        last: &Bound<'_, PyAny>,
-    ) -> PyResult<()> {
+    /// Asks the host about every name the feed reads that nothing defines
+    /// (`names`), and binds what it has (values and functions) as globals,
+    /// before the feed runs: a plain-dict globals cannot ask when the line
+    /// runs.
+    fn resolve_free_names(&self, py: Python<'_>, names: Vec<String>) -> PyResult<()> {
         let globals = self.globals.bind(py);
-        let names: Vec<String> = self
-            .free_names
-            .bind(py)
-            .call1((body, last, globals))?
-            .extract()?;
         for name in names {
             if let Some(found) = crate::host::resolve(py, name.clone())? {
                 globals.set_item(name, found)?;
@@ -416,14 +410,15 @@ impl Engine for CPythonEngine {
                     snippet,
                     "<warm-up>",
                     PYCF_ALLOW_TOP_LEVEL_AWAIT,
+                    &namespace,
                 )) else {
                     continue;
                 };
-                let Ok((body, last)) = compiled.extract::<(Bound<'_, PyAny>, Bound<'_, PyAny>)>()
+                let Ok((body, last, _names)) =
+                    compiled.extract::<(Bound<'_, PyAny>, Bound<'_, PyAny>, Vec<String>)>()
                 else {
                     continue;
                 };
-                let _ = self.free_names.bind(py).call1((&body, &last, &namespace));
                 for code in [body, last] {
                     if let Ok(value) = self
                         .function_type

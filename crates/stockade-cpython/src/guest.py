@@ -208,16 +208,18 @@ def show_sources():
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
 
 
-def compile_feed(source, filename, flags):
-    """Compiles a snippet as (statements, trailing expression or None), and
-    keeps its source for tracebacks under `filename`."""
+def compile_feed(source, filename, flags, namespace):
+    """Compiles a snippet as (statements or None, trailing expression or
+    None, the names it reads that nothing defines), and keeps its source
+    for tracebacks under `filename`."""
     if not filename.startswith("<"):
         _SOURCES[filename] = source
         show_sources()
     # A snippet that is one expression compiles as one, at a third of the
     # cost of the statements-and-expression split below.
     try:
-        return None, compile(source, filename, "eval", flags=flags, dont_inherit=True)
+        last = compile(source, filename, "eval", flags=flags, dont_inherit=True)
+        return None, last, free_names(None, last, namespace)
     except SyntaxError:
         pass
     tree = compile(source, filename, "exec", flags=_PyCF_ONLY_AST | flags, dont_inherit=True)
@@ -227,7 +229,7 @@ def compile_feed(source, filename, flags):
     body = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
     if last is not None:
         last = compile(last, filename, "eval", flags=flags, dont_inherit=True)
-    return body, last
+    return body, last, free_names(body, last, namespace)
 
 
 def feed_ended(message):

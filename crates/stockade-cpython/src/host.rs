@@ -151,7 +151,7 @@ fn interrupted(context: &FeedContext, py: Python<'_>, interrupt: Interrupt) -> P
                 Ok(exception) => PyErr::from_value(exception),
                 Err(err) => return err,
             };
-            if let Some(thread) = context.clock.thread() {
+            if let Some(thread) = context.clock.raise_in() {
                 // SAFETY: the GIL is held; the class is alive (`class`),
                 // and the thread state takes its own reference.
                 unsafe {
