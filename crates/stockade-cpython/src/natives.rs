@@ -30,6 +30,24 @@ const SYSTEM_DIRS: &[&str] = &[
 /// from guest code) importable.
 const HIDDEN: &[&str] = &["libffi.so"];
 
+/// Extension modules whose libraries are not looked for: a display, a
+/// terminal, the network, system databases, C calls and CPython's own test
+/// modules, none of which a sandboxed guest has. They fail to import,
+/// naming the library they miss.
+const LEFT_OUT: &[&str] = &[
+    "_tkinter",
+    "_curses",
+    "readline",
+    "nis",
+    "spwd",
+    "ossaudiodev",
+    "_ssl",
+    "_ctypes",
+    "_test",
+    "_xx",
+    "xx",
+];
+
 /// Most libraries followed, whatever the modules say.
 const MAX_LIBRARIES: usize = 256;
 
@@ -136,7 +154,11 @@ pub fn system_libraries(dirs: &[PathBuf]) -> Vec<PathBuf> {
         };
         for entry in entries.flatten() {
             let path = entry.path();
-            if path.extension().is_some_and(|e| e == "so") {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if path.extension().is_some_and(|e| e == "so")
+                && !LEFT_OUT.iter().any(|module| name.starts_with(module))
+            {
                 queue.extend(needed(&path).unwrap_or_default());
             }
         }
@@ -147,7 +169,11 @@ pub fn system_libraries(dirs: &[PathBuf]) -> Vec<PathBuf> {
         if seen.len() >= MAX_LIBRARIES || !seen.insert(soname.clone()) {
             continue;
         }
-        if HIDDEN.iter().any(|hidden| soname.starts_with(hidden)) {
+        // Shared libraries only (a module may also name its interpreter).
+        if !soname.starts_with("lib")
+            || !soname.contains(".so")
+            || HIDDEN.iter().any(|hidden| soname.starts_with(hidden))
+        {
             continue;
         }
         let Some(path) = SYSTEM_DIRS
