@@ -36,6 +36,27 @@ pub fn usage(err: clap::Error) -> ! {
 }
 
 /// Prints the failure and returns the exit status for it.
+/// `text` with every control character written as an escape, so that
+/// what a worker or a guest put in a message cannot move the cursor, set
+/// the terminal's title, or start a line of its own in this command's
+/// one-line report.
+fn printable(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
+}
+
+/// Prints this command's one-line report of `err`, as `stockade: ...`.
+fn say(err: &Error) {
+    eprintln!("stockade: {}", printable(&err.to_string()));
+}
+
 pub fn report(err: &Error) -> i32 {
     match err {
         Error::Guest(guest) => {
@@ -52,32 +73,32 @@ pub fn report(err: &Error) -> i32 {
             if !trace.is_empty() && trace != guest.to_string() {
                 eprintln!("{trace}");
             }
-            eprintln!("stockade: {err}");
+            say(err);
             BAD_INPUT
         }
         Error::Conversion(_) => {
-            eprintln!("stockade: {err}");
+            say(err);
             GUEST_EXCEPTION
         }
         Error::Configuration(_) => {
-            eprintln!("stockade: {err}");
+            say(err);
             BAD_INPUT
         }
         Error::Timeout { .. } => {
-            eprintln!("stockade: {err}");
+            say(err);
             TIME_LIMIT
         }
         Error::Crashed(info) if info.timed_out => {
-            eprintln!("stockade: {err}");
+            say(err);
             TIME_LIMIT
         }
         Error::Memory { .. } | Error::ResultTooLarge { .. } => {
-            eprintln!("stockade: {err}");
+            say(err);
             MEMORY_LIMIT
         }
         // The worker crashed, and anything this command does not know yet.
         _ => {
-            eprintln!("stockade: {err}");
+            say(err);
             CRASHED
         }
     }

@@ -482,3 +482,22 @@ fn doctor_shows_whether_the_cpython_engine_runs_here() {
     let output = stockade(&["doctor", "--json"]);
     assert!(stdout(&output).contains("\"cpython\": {\"available\": true"));
 }
+
+#[test]
+fn control_characters_a_guest_writes_never_reach_the_report_line() {
+    let code = "import os, signal\n\
+        os.write(2, b'x\\n\\x1b]0;title\\x07\\x1b[31mstockade: success \\r\\n')\n\
+        os.kill(os.getpid(), signal.SIGSEGV)\n";
+    let output = run_code(code, &["--engine", "cpython"]);
+    assert_eq!(output.status.code(), Some(5));
+    let line = last_line(&output);
+    assert!(line.starts_with("stockade: worker crashed"), "{line}");
+    assert!(
+        !line.contains('\u{1b}') && !line.contains('\u{7}'),
+        "{line:?}"
+    );
+    assert!(
+        line.contains("\\u{1b}"),
+        "the escape is shown as text: {line}"
+    );
+}

@@ -53,6 +53,7 @@ pub fn prepare(config: EngineConfig) -> Result<Box<dyn Prepared>, String> {
 #[derive(Debug)]
 pub struct CPythonPrepared {
     readable: Vec<PathBuf>,
+    hidden: Vec<PathBuf>,
     guest: Py<PyModule>,
 }
 
@@ -108,8 +109,21 @@ impl CPythonPrepared {
             .cloned()
             .collect();
         readable.extend(crate::natives::system_libraries(&dynload));
+        // Inside the standard library's trees: the interpreter's own
+        // package directories (what the host installed there is not the
+        // guest's; `site_packages` names what is) and CPython's test and
+        // experimental modules.
+        let mut hidden: Vec<PathBuf> = path
+            .iter()
+            .filter(|dir| !config.site_packages.contains(dir))
+            .flat_map(|dir| {
+                ["site-packages", "dist-packages"].map(|name| PathBuf::from(dir).join(name))
+            })
+            .collect();
+        hidden.extend(crate::natives::test_modules(&dynload));
         Ok(Self {
             readable,
+            hidden,
             guest: guest.unbind(),
         })
     }
@@ -131,6 +145,10 @@ fn load_wheel_runtime() {
 impl Prepared for CPythonPrepared {
     fn readable(&self) -> Vec<PathBuf> {
         self.readable.clone()
+    }
+
+    fn hidden(&self) -> Vec<PathBuf> {
+        self.hidden.clone()
     }
 
     fn start(self: Box<Self>, limits: &ConfigureLimits) -> Result<Box<dyn Engine>, String> {

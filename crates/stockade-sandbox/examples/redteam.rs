@@ -4,7 +4,7 @@
 //! attempt: `<label> ok <return>` or `<label> err <errno>`.
 //!
 //! Usage: `redteam [--cpu SECONDS] [--skip LAYER]... [--readable PATH]...
-//! <command> [args]`, where command is
+//! [--hidden PATH]... <command> [args]`, where command is
 //! `report`, `fire NAME [PATTERN]` (one call from the kill list, with one
 //! of the junk argument patterns), `denied`, `attacks`, `files PATH...`
 //! (for each path: read it, list it, write into it, create beside it),
@@ -357,10 +357,40 @@ fn allowed() {
     );
 }
 
-fn io_outcome<T>(label: &str, path: &str, result: std::io::Result<T>) {
+/// Prints `<label> <path> ok <n>` (n: bytes read, entries listed, or 0)
+/// or `<label> <path> err <errno>`.
+fn io_outcome<T: Counted>(label: &str, path: &str, result: std::io::Result<T>) {
     match result {
-        Ok(_) => println!("{label} {path} ok 0"),
+        Ok(value) => println!("{label} {path} ok {}", value.count()),
         Err(e) => println!("{label} {path} err {}", e.raw_os_error().unwrap_or(0)),
+    }
+}
+
+trait Counted {
+    fn count(&self) -> usize;
+}
+
+impl Counted for Vec<u8> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+}
+
+impl Counted for usize {
+    fn count(&self) -> usize {
+        *self
+    }
+}
+
+impl Counted for () {
+    fn count(&self) -> usize {
+        0
+    }
+}
+
+impl Counted for std::fs::File {
+    fn count(&self) -> usize {
+        0
     }
 }
 
@@ -474,10 +504,16 @@ fn main() {
         skip.push(layer);
     }
     let mut readable = Vec::new();
-    while args.first().map(String::as_str) == Some("--readable") {
+    let mut hidden = Vec::new();
+    while let Some(flag @ ("--readable" | "--hidden")) = args.first().map(String::as_str) {
+        let list = if flag == "--readable" {
+            &mut readable
+        } else {
+            &mut hidden
+        };
         args.remove(0);
         if !args.is_empty() {
-            readable.push(std::path::PathBuf::from(args.remove(0)));
+            list.push(std::path::PathBuf::from(args.remove(0)));
         }
     }
     let mode = if skip.is_empty() {
@@ -488,6 +524,7 @@ fn main() {
     let config = SandboxConfig {
         skip,
         readable,
+        hidden,
         ..SandboxConfig::new(mode, Some(cpu_seconds))
     };
     let report = match stockade_sandbox::apply(&config) {

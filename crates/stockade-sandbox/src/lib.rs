@@ -50,6 +50,9 @@ pub struct SandboxConfig {
     /// Host directories and files the guest may read, each shown read-only
     /// at its own absolute path; empty for a worker that needs no files.
     pub readable: Vec<PathBuf>,
+    /// Paths inside the readable trees the guest must not see (the
+    /// interpreter's own site-packages, say): covered with something empty.
+    pub hidden: Vec<PathBuf>,
 }
 
 impl SandboxConfig {
@@ -61,6 +64,7 @@ impl SandboxConfig {
             skip: Vec::new(),
             verified_seccomp: None,
             readable: Vec::new(),
+            hidden: Vec::new(),
         }
     }
 
@@ -102,7 +106,8 @@ pub fn apply(config: &SandboxConfig) -> Result<Report, SandboxError> {
     identity::become_nobody_if_root(&mut req)?;
     const LEFT_OUT: &str = "left out on purpose";
     if config.wants(Layer::Namespaces) {
-        namespaces::isolate(&mut req, &readable, early)?;
+        let hidden = readable::still_hidden(&config.hidden, &config.readable);
+        namespaces::isolate(&mut req, &readable, &hidden, early)?;
     } else {
         req.unavailable(Layer::Namespaces, LEFT_OUT)?;
         req.unavailable(Layer::EmptyRoot, LEFT_OUT)?;

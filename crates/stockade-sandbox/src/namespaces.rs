@@ -24,6 +24,7 @@ const SPARE_INODES: usize = 16;
 pub fn isolate(
     req: &mut Requirement,
     readable: &[PathBuf],
+    hidden: &[PathBuf],
     cloned: Option<Result<Vec<readable::Tree>, String>>,
 ) -> Result<(), SandboxError> {
     let (uid, gid) = (getuid().as_raw(), getgid().as_raw());
@@ -58,7 +59,7 @@ pub fn isolate(
         return req.unavailable(Layer::EmptyRoot, "needs the namespaces");
     }
     req.applied(Layer::Namespaces);
-    match empty_root(readable, cloned) {
+    match empty_root(readable, hidden, cloned) {
         Ok(()) => {
             req.applied(Layer::EmptyRoot);
             req.note("timezone: UTC (no zone files under the empty root)");
@@ -84,6 +85,7 @@ fn map_ids(uid: u32, gid: u32) -> std::io::Result<()> {
 
 fn empty_root(
     readable: &[PathBuf],
+    hidden: &[PathBuf],
     cloned: Option<Result<Vec<readable::Tree>, String>>,
 ) -> Result<(), String> {
     mount_change(
@@ -109,6 +111,7 @@ fn empty_root(
     mount("stockade", *base, "tmpfs", flags, options.as_c_str())
         .map_err(|e| format!("cannot mount a tmpfs: {e}"))?;
     readable::attach(trees, base)?;
+    readable::hide(hidden, base)?;
     let old = format!("{base}/old");
     rustix::fs::mkdir(old.as_str(), Mode::RWXU)
         .map_err(|e| format!("cannot make the pivot directory: {e}"))?;

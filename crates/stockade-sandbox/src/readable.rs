@@ -15,6 +15,16 @@ use std::path::{Component, Path, PathBuf};
 use rustix::fs::{CWD, Mode};
 use rustix::mount::{MoveMountFlags, OpenTreeFlags, move_mount, open_tree};
 
+/// The hidden paths that stay hidden: not one a readable path names or
+/// lies inside (the host asked for it), and only absolute ones.
+pub fn still_hidden(hidden: &[PathBuf], readable: &[PathBuf]) -> Vec<PathBuf> {
+    hidden
+        .iter()
+        .filter(|path| path.is_absolute() && !readable.iter().any(|shown| shown.starts_with(path)))
+        .cloned()
+        .collect()
+}
+
 /// One host directory or file, cloned and waiting to be attached.
 #[derive(Debug)]
 pub struct Tree {
@@ -154,6 +164,48 @@ pub fn attach(trees: Vec<Tree>, base: &str) -> Result<(), String> {
             MoveMountFlags::MOVE_MOUNT_F_EMPTY_PATH,
         )
         .map_err(|e| format!("cannot attach {}: {e}", tree.at.display()))?;
+    }
+    Ok(())
+}
+
+/// Covers each of `hidden` that exists under the new root's mount `base`
+/// (a directory inside a readable tree, such as the interpreter's own
+/// site-packages; a file, such as a test module) with something empty and
+/// read-only: a directory with a tiny tmpfs, a file with an empty file.
+pub fn hide(hidden: &[PathBuf], base: &str) -> Result<(), String> {
+    use rustix::mount::{MountFlags, mount, mount_bind, mount_remount};
+    let empty_file = Path::new(base).join(".stockade-empty");
+    for path in hidden {
+        let relative = path.strip_prefix("/").unwrap_or(path);
+        let target = Path::new(base).join(relative);
+        let Ok(meta) = std::fs::symlink_metadata(&target) else {
+            continue;
+        };
+        let flags =
+            MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC;
+        let covered = if meta.is_dir() {
+            mount(
+                "stockade-hidden",
+                &target,
+                "tmpfs",
+                flags,
+                c"size=4k,nr_inodes=2,mode=0555",
+            )
+        } else if meta.is_file() {
+            if !empty_file.exists() {
+                std::fs::write(&empty_file, b"").map_err(|e| {
+                    format!(
+                        "cannot make the empty file that hides {}: {e}",
+                        path.display()
+                    )
+                })?;
+            }
+            mount_bind(&empty_file, &target)
+                .and_then(|()| mount_remount(&target, MountFlags::BIND | flags, ""))
+        } else {
+            continue;
+        };
+        covered.map_err(|e| format!("cannot hide {}: {e}", path.display()))?;
     }
     Ok(())
 }

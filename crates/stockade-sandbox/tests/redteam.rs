@@ -272,17 +272,26 @@ impl Trees {
         let root = std::env::temp_dir().join(format!("stockade-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         std::fs::create_dir_all(root.join("pkg/sub")).unwrap();
+        std::fs::create_dir_all(root.join("pkg/private")).unwrap();
+        std::fs::write(root.join("pkg/private/key.txt"), "hidden").unwrap();
+        std::fs::write(root.join("pkg/test_module.so"), "hidden").unwrap();
         std::fs::create_dir_all(root.join("other")).unwrap();
         std::fs::write(root.join("pkg/data.txt"), "shown").unwrap();
         std::fs::write(root.join("pkg/sub/deep.txt"), "shown").unwrap();
         std::fs::write(root.join("other/secret.txt"), "not shown").unwrap();
         symlink("/etc/passwd", root.join("pkg/passwd")).unwrap();
         symlink("../other/secret.txt", root.join("pkg/sibling")).unwrap();
-        for dir in ["", "pkg", "pkg/sub", "other"] {
+        for dir in ["", "pkg", "pkg/sub", "pkg/private", "other"] {
             let mode = std::fs::Permissions::from_mode(0o777);
             std::fs::set_permissions(root.join(dir), mode).unwrap();
         }
-        for file in ["pkg/data.txt", "pkg/sub/deep.txt", "other/secret.txt"] {
+        for file in [
+            "pkg/data.txt",
+            "pkg/sub/deep.txt",
+            "pkg/private/key.txt",
+            "pkg/test_module.so",
+            "other/secret.txt",
+        ] {
             let mode = std::fs::Permissions::from_mode(0o666);
             std::fs::set_permissions(root.join(file), mode).unwrap();
         }
@@ -296,9 +305,23 @@ impl Trees {
     /// Runs `files` on each of `rels` with `pkg/` readable, under `flags`;
     /// returns "<attempt> <rel>" → outcome.
     fn attempt(&self, flags: &[&str], rels: &[&str]) -> BTreeMap<String, String> {
+        self.attempt_hiding(flags, &[], rels)
+    }
+
+    /// As `attempt`, with `hidden` (relative) covered.
+    fn attempt_hiding(
+        &self,
+        flags: &[&str],
+        hidden: &[&str],
+        rels: &[&str],
+    ) -> BTreeMap<String, String> {
         let pkg = self.path("pkg");
         let paths: Vec<String> = rels.iter().map(|r| self.path(r)).collect();
+        let hidden: Vec<String> = hidden.iter().map(|r| self.path(r)).collect();
         let mut args: Vec<&str> = flags.to_vec();
+        for path in &hidden {
+            args.extend(["--hidden", path.as_str()]);
+        }
         args.extend(["--readable", pkg.as_str(), "files"]);
         args.extend(paths.iter().map(String::as_str));
         let output = redteam(&args);
@@ -330,10 +353,10 @@ impl Drop for Trees {
 fn a_readable_tree_can_be_read_and_listed_but_not_written() {
     let trees = Trees::new("readable");
     let results = trees.attempt(&[], &["pkg/data.txt", "pkg/sub/deep.txt", "pkg", "pkg/sub"]);
-    assert_eq!(results["read pkg/data.txt"], "ok 0");
-    assert_eq!(results["read pkg/sub/deep.txt"], "ok 0");
-    assert_eq!(results["list pkg"], "ok 0");
-    assert_eq!(results["list pkg/sub"], "ok 0");
+    assert_eq!(results["read pkg/data.txt"], "ok 5");
+    assert_eq!(results["read pkg/sub/deep.txt"], "ok 5");
+    assert!(results["list pkg"].starts_with("ok "));
+    assert_eq!(results["list pkg/sub"], "ok 1");
     for rel in ["pkg/data.txt", "pkg", "pkg/sub"] {
         for what in ["write", "create", "create-in"] {
             let outcome = &results[&format!("{what} {rel}")];
@@ -366,7 +389,7 @@ fn without_seccomp_or_landlock_a_readable_tree_is_a_read_only_mount() {
         &["--skip", "seccomp", "--skip", "landlock"],
         &["pkg/data.txt", "pkg"],
     );
-    assert_eq!(results["read pkg/data.txt"], "ok 0");
+    assert_eq!(results["read pkg/data.txt"], "ok 5");
     assert_eq!(results["write pkg/data.txt"], "err 30", "expected EROFS");
     assert_eq!(results["create-in pkg"], "err 30", "expected EROFS");
 }
@@ -378,7 +401,7 @@ fn without_namespaces_landlock_lets_only_the_readable_tree_be_read() {
         &["--skip", "namespaces", "--skip", "seccomp"],
         &["pkg/data.txt", "other/secret.txt", "pkg"],
     );
-    assert_eq!(results["read pkg/data.txt"], "ok 0");
+    assert_eq!(results["read pkg/data.txt"], "ok 5");
     assert_eq!(
         results["read other/secret.txt"], "err 13",
         "expected EACCES"
@@ -396,8 +419,37 @@ fn with_seccomp_alone_files_open_for_reading_only() {
     );
     // Only seccomp stands, so the host file is readable; every way of
     // writing is refused by the filter itself.
-    assert_eq!(results["read other/secret.txt"], "ok 0");
+    assert_eq!(results["read other/secret.txt"], "ok 9");
     assert_eq!(results["write other/secret.txt"], EPERM);
     assert_eq!(results["create other/secret.txt"], EPERM);
     assert_eq!(results["create-in pkg"], EPERM);
+}
+
+#[test]
+fn hidden_paths_inside_a_readable_tree_show_nothing() {
+    let trees = Trees::new("hidden");
+    let results = trees.attempt_hiding(
+        &[],
+        &["pkg/private", "pkg/test_module.so"],
+        &[
+            "pkg/private/key.txt",
+            "pkg/private",
+            "pkg/test_module.so",
+            "pkg/data.txt",
+        ],
+    );
+    assert_eq!(
+        results["read pkg/private/key.txt"], "err 2",
+        "the hidden directory is empty"
+    );
+    assert_eq!(results["list pkg/private"], "ok 0", "no entries");
+    assert_eq!(results["create-in pkg/private"], "err 1");
+    assert_eq!(
+        results["read pkg/test_module.so"], "ok 0",
+        "the hidden file reads empty"
+    );
+    assert_eq!(
+        results["read pkg/data.txt"], "ok 5",
+        "the rest of the tree is shown"
+    );
 }

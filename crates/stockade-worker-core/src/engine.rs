@@ -24,6 +24,12 @@ pub trait Prepared: Send {
         Vec::new()
     }
 
+    /// Paths inside the readable trees the guest must not see (covered
+    /// with something empty); none by default.
+    fn hidden(&self) -> Vec<std::path::PathBuf> {
+        Vec::new()
+    }
+
     /// Starts the engine on the session thread, inside the sandbox.
     fn start(self: Box<Self>, limits: &ConfigureLimits) -> Result<Box<dyn Engine>, String>;
 }

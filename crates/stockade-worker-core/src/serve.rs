@@ -129,6 +129,7 @@ pub fn configure(worker: Worker) -> Result<Configured, i32> {
     let mut sandbox_config = SandboxConfig::new(mode, config.cpu_seconds);
     sandbox_config.verified_seccomp = verified_seccomp;
     sandbox_config.readable = engine.readable();
+    sandbox_config.hidden = engine.hidden();
     let report = match stockade_sandbox::apply(&sandbox_config) {
         Ok(report) => report,
         Err(err) => return Err(fatal(&mut link, WorkerExit::Config, err.to_string())),

@@ -519,3 +519,55 @@ fn cpython_guests_cannot_reach_the_link_through_stdin_or_stdout() {
     assert_eq!(*printed.lock().unwrap(), "via __stdout__\n");
     assert_eq!(session.run("'still here'").unwrap(), s("still here"));
 }
+
+/// The interpreter's own package directory, as the host sees it.
+fn host_site_packages() -> std::path::PathBuf {
+    let python = stockade::find_python(None).expect("a Python interpreter");
+    let out = std::process::Command::new(&python.executable)
+        .args([
+            "-I",
+            "-S",
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+        ])
+        .output()
+        .expect("python runs");
+    std::path::PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+}
+
+#[test]
+fn cpython_the_interpreters_own_packages_and_test_modules_are_hidden() {
+    let site = host_site_packages();
+    let listing = format!(
+        "import os\nsorted(os.listdir({:?})) if os.path.isdir({:?}) else None",
+        site, site
+    );
+    let mut session = Session::new(options().sandbox(SandboxMode::Require)).expect("starts");
+    // Whatever the host installed in its interpreter is not the guest's.
+    let shown = session.run(&listing).unwrap();
+    assert!(
+        matches!(&shown, Value::List(items) if items.is_empty()) || shown == Value::None,
+        "{shown:?}"
+    );
+    for module in ["_testcapi", "_testinternalcapi", "_xxsubinterpreters"] {
+        let err = guest_error(session.run(&format!("import {module}")));
+        assert!(
+            err.type_name == "ImportError" || err.type_name == "ModuleNotFoundError",
+            "{module}: {err:?}"
+        );
+    }
+    // Named as site_packages, the same directory is shown.
+    if site.is_dir() && std::fs::read_dir(&site).is_ok_and(|mut d| d.next().is_some()) {
+        let mut session = Session::new(
+            options()
+                .sandbox(SandboxMode::Require)
+                .site_packages(vec![site.clone()]),
+        )
+        .expect("starts");
+        let shown = session.run(&listing).unwrap();
+        assert!(
+            matches!(&shown, Value::List(items) if !items.is_empty()),
+            "{shown:?}"
+        );
+    }
+}

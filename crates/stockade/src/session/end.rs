@@ -121,7 +121,7 @@ impl Session {
         info.exit_code = exit.code;
         info.signal = exit.signal;
         if info.detail.is_none() {
-            info.detail = self.worker.last_stderr_line();
+            info.detail = printable(self.worker.last_stderr_line());
         }
         self.record_lost(Error::Crashed(info))
     }
@@ -132,7 +132,29 @@ impl Session {
     }
 }
 
+/// The worker's own words with its control characters escaped: whatever it
+/// wrote (a guest may write to its stderr) reaches logs and terminals as
+/// text, never as cursor moves or lines of its own.
+fn printable(detail: Option<String>) -> Option<String> {
+    detail.map(|text| {
+        if text.chars().any(char::is_control) {
+            text.chars()
+                .flat_map(|c| {
+                    if c.is_control() {
+                        c.escape_default().collect::<Vec<_>>()
+                    } else {
+                        vec![c]
+                    }
+                })
+                .collect()
+        } else {
+            text
+        }
+    })
+}
+
 fn crash_info(what: &str, exit: ExitInfo, detail: Option<String>) -> CrashInfo {
+    let detail = printable(detail);
     if exit.signal == Some(SIGXCPU) {
         return CrashInfo {
             reason: format!(
