@@ -15,7 +15,7 @@ use stockade_wire::{ConfigureLimits, ErrorKind, GuestException, MAX_TRACEBACK, R
 use stockade_worker_core::engine::{Closed, Engine, Feed, SharedLink, micros};
 
 use crate::clock::Clock;
-use crate::host::{FeedContext, HostState, flush_other_threads, python_thread_id, with_feed};
+use crate::host::{FeedContext, HostState, python_thread_id, set_printer, with_feed};
 use crate::values::{guest_exception, to_python, to_wire};
 
 /// Frames the engine itself puts under the guest's (the event loop's, when
@@ -356,6 +356,7 @@ impl Engine for CPythonEngine {
             inputs,
             functions,
         } = feed;
+        set_printer(link.borrow().printer.clone());
         self.state.borrow_mut().functions.extend(functions);
         self.state.borrow_mut().ended = None;
         let context = Python::attach(|py| FeedContext {
@@ -388,7 +389,6 @@ impl Engine for CPythonEngine {
                 }
             })
         });
-        flush_other_threads(link);
         // A feed the host ended reports that, whatever the guest did after.
         if let Some((kind, message)) = self.state.borrow_mut().ended.take() {
             return Ok(Response::error(

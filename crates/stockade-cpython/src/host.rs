@@ -12,8 +12,7 @@
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::rc::Rc;
-use std::sync::Arc;
-use std::sync::Mutex;
+use std::sync::{Arc, OnceLock};
 
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
@@ -21,6 +20,7 @@ use pyo3::types::{PyDict, PyTuple};
 use stockade_wire::{CallOutcome, ErrorKind, LookupOutcome, PrintStream};
 use stockade_worker_core::engine::{SharedLink, micros};
 use stockade_worker_core::link::Interrupt;
+use stockade_worker_core::print::Printer;
 
 use crate::clock::Clock;
 use crate::values::{exception_for, to_python, to_wire};
@@ -55,9 +55,14 @@ thread_local! {
     static FEED: RefCell<Option<FeedContext>> = const { RefCell::new(None) };
 }
 
-/// Output written on other threads, sent with the session thread's next
-/// output (only the session thread may use the link).
-static OTHER_THREADS: Mutex<Vec<(PrintStream, String)>> = Mutex::new(Vec::new());
+/// The print buffer, for output written on any thread (the buffer is
+/// shared and locked; it is set when the engine starts).
+static PRINTER: OnceLock<Printer> = OnceLock::new();
+
+/// Gives guest output from every thread to the worker's print buffer.
+pub fn set_printer(printer: Printer) {
+    let _ = PRINTER.set(printer);
+}
 
 /// Runs `body` with `context` as the feed's context on this thread.
 pub fn with_feed<T>(context: FeedContext, body: impl FnOnce() -> T) -> T {
@@ -84,49 +89,17 @@ fn in_feed<T>(f: impl FnOnce(&FeedContext) -> PyResult<T>) -> PyResult<T> {
     })
 }
 
-/// Writes guest output to the host's print stream (1 stdout, 2 stderr).
+/// Writes guest output to the host's print stream (1 stdout, 2 stderr),
+/// from whichever thread printed it.
 #[pyfunction]
-pub fn emit(stream: u8, text: &str) -> PyResult<()> {
+pub fn emit(stream: u8, text: &str) {
     let stream = if stream == 2 {
         PrintStream::Stderr
     } else {
         PrintStream::Stdout
     };
-    let sent = FEED.with(|feed| {
-        let Ok(feed) = feed.try_borrow() else {
-            return false;
-        };
-        let Some(context) = feed.as_ref() else {
-            return false;
-        };
-        let Ok(mut link) = context.link.try_borrow_mut() else {
-            return false;
-        };
-        let link = &mut *link;
-        for (stream, text) in drain_other_threads() {
-            link.printer.push_to(&mut link.out, stream, &text);
-        }
-        link.printer.push_to(&mut link.out, stream, text);
-        true
-    });
-    if !sent {
-        let mut queued = OTHER_THREADS.lock().unwrap_or_else(|e| e.into_inner());
-        queued.push((stream, text.to_owned()));
-    }
-    Ok(())
-}
-
-fn drain_other_threads() -> Vec<(PrintStream, String)> {
-    std::mem::take(&mut *OTHER_THREADS.lock().unwrap_or_else(|e| e.into_inner()))
-}
-
-/// Sends output written on other threads before the feed's reply.
-pub fn flush_other_threads(link: &SharedLink) {
-    if let Ok(mut link) = link.try_borrow_mut() {
-        let link = &mut *link;
-        for (stream, text) in drain_other_threads() {
-            link.printer.push_to(&mut link.out, stream, &text);
-        }
+    if let Some(printer) = PRINTER.get() {
+        printer.push_to(stream, text);
     }
 }
 

@@ -59,10 +59,16 @@ impl Link {
     /// Connects over `input` and `output` (a worker that moved its link off
     /// stdin and stdout).
     pub fn new(input: File, output: File, limits: WireLimits) -> Self {
+        let out = Out::new(output, limits);
         Self {
             input: BufReader::with_capacity(64 * 1024, input),
-            out: Out::new(output, limits),
-            printer: Printer::new(8 * 1024, std::time::Duration::from_millis(5), u64::MAX),
+            printer: Printer::new(
+                out.clone(),
+                8 * 1024,
+                std::time::Duration::from_millis(5),
+                u64::MAX,
+            ),
+            out,
             limits,
             ended: None,
         }
@@ -114,7 +120,7 @@ impl Link {
     }
 
     pub fn flush_prints(&mut self) {
-        self.printer.flush(&mut self.out);
+        self.printer.flush();
     }
 
     /// Sends a suspension announcement; a value too large for the wire

@@ -1,9 +1,15 @@
-//! Guest print output: buffered, then sent as Print frames in order.
+//! Guest print output: buffered, then sent as Print frames in order. The
+//! buffer is shared with the watchdog thread, which sends what has waited
+//! its interval even while the guest computes (or hangs) and writes nothing.
 //!
 //! Output is sent when about `flush_bytes` are buffered, when the oldest
-//! buffered byte has waited `flush_interval`, before every suspension and at
-//! the end of a feed. Nothing is reordered: one buffer, one stream of frames.
+//! buffered byte has waited `flush_interval` (checked at each write, and by
+//! the watchdog every 20 ms, so a guest that prints and then hangs has its
+//! output at the host before a deadline kills it), before every suspension
+//! and at the end of a feed. Nothing is reordered: one buffer, one stream
+//! of frames.
 
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use stockade_wire::{PrintStream, Response};
@@ -13,9 +19,16 @@ use crate::out::Out;
 /// Largest text carried by one Print frame.
 const MAX_PRINT_FRAME: usize = 64 * 1024;
 
-/// Buffered guest output and the policy for sending it.
-#[derive(Debug)]
+/// Buffered guest output and the policy for sending it; clones share the
+/// buffer.
+#[derive(Debug, Clone)]
 pub struct Printer {
+    state: Arc<Mutex<Buffer>>,
+    out: Out,
+}
+
+#[derive(Debug)]
+struct Buffer {
     buf: String,
     oldest: Option<Instant>,
     flush_bytes: usize,
@@ -29,36 +42,66 @@ pub struct Printer {
 }
 
 impl Printer {
-    pub fn new(flush_bytes: usize, flush_interval: Duration, max_output: u64) -> Self {
+    pub fn new(out: Out, flush_bytes: usize, flush_interval: Duration, max_output: u64) -> Self {
         Self {
-            buf: String::new(),
-            oldest: None,
-            flush_bytes: flush_bytes.max(1),
-            flush_interval,
-            max_output,
-            taken: 0,
-            truncated: false,
-            stream: PrintStream::Stdout,
+            state: Arc::new(Mutex::new(Buffer {
+                buf: String::new(),
+                oldest: None,
+                flush_bytes: flush_bytes.max(1),
+                flush_interval,
+                max_output,
+                taken: 0,
+                truncated: false,
+                stream: PrintStream::Stdout,
+            })),
+            out,
         }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Buffer> {
+        // The buffer is plain data: a panic elsewhere leaves it usable.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Sets the flushing policy and the per-feed budget (from Configure).
+    pub fn configure(&self, flush_bytes: usize, flush_interval: Duration, max_output: u64) {
+        let mut state = self.lock();
+        state.flush_bytes = flush_bytes.max(1);
+        state.flush_interval = flush_interval;
+        state.max_output = max_output;
     }
 
     /// Buffers `text` for `stream`; text for the other stream is sent
     /// first, so the two streams stay in the order they were written.
-    pub fn push_to(&mut self, out: &mut Out, stream: PrintStream, text: &str) {
-        if stream != self.stream {
-            self.flush(out);
-            self.stream = stream;
+    pub fn push_to(&self, stream: PrintStream, text: &str) {
+        let mut state = self.lock();
+        if stream != state.stream {
+            state.flush(&self.out);
+            state.stream = stream;
         }
-        self.push(out, text);
+        state.push(&self.out, text);
     }
 
     /// Starts counting output for a new feed.
-    pub fn start_feed(&mut self) {
-        self.taken = 0;
-        self.truncated = false;
+    pub fn start_feed(&self) {
+        let mut state = self.lock();
+        state.taken = 0;
+        state.truncated = false;
     }
 
-    pub fn push(&mut self, out: &mut Out, text: &str) {
+    /// Sends what is buffered if it has waited long enough.
+    pub fn poll(&self) {
+        self.lock().poll(&self.out);
+    }
+
+    /// Sends everything buffered.
+    pub fn flush(&self) {
+        self.lock().flush(&self.out);
+    }
+}
+
+impl Buffer {
+    fn push(&mut self, out: &Out, text: &str) {
         if self.truncated {
             return;
         }
@@ -82,11 +125,12 @@ impl Printer {
         self.buf.push_str(text);
         if self.buf.len() >= self.flush_bytes {
             self.flush(out);
+        } else {
+            self.poll(out);
         }
     }
 
-    /// Sends what is buffered if it has waited long enough.
-    pub fn poll(&mut self, out: &mut Out) {
+    fn poll(&mut self, out: &Out) {
         if self
             .oldest
             .is_some_and(|t| t.elapsed() >= self.flush_interval)
@@ -96,7 +140,7 @@ impl Printer {
     }
 
     /// Sends everything buffered, in frames of at most 64 KiB.
-    pub fn flush(&mut self, out: &mut Out) {
+    fn flush(&mut self, out: &Out) {
         self.oldest = None;
         if self.buf.is_empty() {
             return;

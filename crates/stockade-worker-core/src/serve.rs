@@ -15,7 +15,6 @@ use std::rc::Rc;
 
 use crate::engine::{Engine, Feed, Prepared, SharedLink};
 use crate::link::{Incoming, Link};
-use crate::print::Printer;
 use crate::watchdog::Watchdog;
 
 /// Sends Fatal, and returns the exit status to leave with.
@@ -176,8 +175,16 @@ pub fn serve(configured: Configured) -> i32 {
         sandbox,
         watchdog,
     } = configured;
+    link.printer.configure(
+        config.print_flush_bytes as usize,
+        std::time::Duration::from_micros(u64::from(config.print_flush_interval_us)),
+        config.max_output_bytes,
+    );
     if let Some(watchdog) = watchdog
-        && let Err(err) = watchdog.start(config.max_memory.map(stockade_wire::rss_ceiling))
+        && let Err(err) = watchdog.start(
+            config.max_memory.map(stockade_wire::rss_ceiling),
+            link.printer.clone(),
+        )
     {
         return fatal(
             &mut link,
@@ -190,11 +197,6 @@ pub fn serve(configured: Configured) -> i32 {
         Err(err) => return fatal(&mut link, WorkerExit::Config, err),
     };
     engine.warm_up();
-    link.printer = Printer::new(
-        config.print_flush_bytes as usize,
-        std::time::Duration::from_micros(u64::from(config.print_flush_interval_us)),
-        config.max_output_bytes,
-    );
     match config.max_memory {
         Some(max) => allocator.arm(
             usize::try_from(max.saturating_add(stockade_wire::allocator_headroom(max)))

@@ -1,6 +1,8 @@
 //! The worker's watchdog thread: ends the worker when its resident memory
 //! passes the ceiling, or when its parent is gone (an orphaned worker would
-//! otherwise compute on, unsupervised, until a limit stopped it).
+//! otherwise compute on, unsupervised, until a limit stopped it), and sends
+//! guest output that has waited its flush interval while the guest prints
+//! nothing more (a guest that prints and then hangs).
 //!
 //! A Landlocked worker cannot open its own /proc entries, so the statm file
 //! is opened before the sandbox and read with pread afterwards.
@@ -11,6 +13,8 @@ use std::time::Duration;
 
 use rustix::process::{Pid, getppid};
 use stockade_wire::WorkerExit;
+
+use crate::print::Printer;
 /// How often the watchdog looks.
 const PERIOD: Duration = Duration::from_millis(20);
 
@@ -41,18 +45,19 @@ impl Watchdog {
     }
 
     /// Starts the thread. `rss_ceiling` is in bytes.
-    pub fn start(self, rss_ceiling: Option<u64>) -> std::io::Result<()> {
+    pub fn start(self, rss_ceiling: Option<u64>, printer: Printer) -> std::io::Result<()> {
         std::thread::Builder::new()
             .name("watchdog".into())
             .stack_size(64 * 1024)
-            .spawn(move || self.watch(rss_ceiling))
+            .spawn(move || self.watch(rss_ceiling, printer))
             .map(drop)
     }
 
-    fn watch(self, rss_ceiling: Option<u64>) {
+    fn watch(self, rss_ceiling: Option<u64>, printer: Printer) {
         let mut buf = [0u8; 128];
         loop {
             std::thread::sleep(PERIOD);
+            printer.poll();
             if getppid() != self.parent {
                 exit_now(
                     WorkerExit::Orphaned,

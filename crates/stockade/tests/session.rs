@@ -666,6 +666,17 @@ fn a_later_worker_skips_the_seccomp_test_fire_an_earlier_one_verified(engine: In
     assert_eq!(second.run("1 + 1").unwrap(), Value::Int(2));
 }
 
+fn a_line_printed_before_a_hang_reaches_the_host(engine: Interpreter) {
+    let mut session =
+        Session::new(options(engine).request_timeout(Duration::from_millis(800))).unwrap();
+    let printed = Arc::new(Mutex::new(String::new()));
+    let sink = Arc::clone(&printed);
+    session.on_print(move |_, text| sink.lock().unwrap().push_str(text));
+    let outcome = session.run("print('before the hang')\nwhile True:\n    pass");
+    assert!(matches!(outcome, Err(Error::Timeout { .. })), "{outcome:?}");
+    assert_eq!(*printed.lock().unwrap(), "before the hang\n");
+}
+
 /// Runs each test above that takes an engine on both Python engines, as
 /// `NAME::cpython` and `NAME::monty`.
 macro_rules! on_both_python_engines {
@@ -687,6 +698,7 @@ macro_rules! on_both_python_engines {
 }
 
 on_both_python_engines!(
+    a_line_printed_before_a_hang_reaches_the_host,
     state_persists_across_feeds,
     the_trailing_expression_is_the_result,
     inputs_are_bound_as_globals_and_persist,

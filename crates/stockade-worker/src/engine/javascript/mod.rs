@@ -135,14 +135,12 @@ impl JavaScriptEngine {
             }
             let print = Function::new(ctx.clone(), move |stream: i32, text: String| {
                 if let Some(link) = printer.link() {
-                    let mut link = link.borrow_mut();
-                    let link = &mut *link;
                     let stream = if stream == 1 {
                         PrintStream::Stderr
                     } else {
                         PrintStream::Stdout
                     };
-                    link.printer.push_to(&mut link.out, stream, &text);
+                    link.borrow().printer.push_to(stream, &text);
                 }
             })
             .map_err(|err| err.to_string())?;
