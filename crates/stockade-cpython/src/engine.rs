@@ -42,6 +42,7 @@ pub struct CPythonEngine {
     /// guest.py's `event_loop`: the session's event loop, made when first
     /// needed.
     event_loop: Py<PyAny>,
+    pending_call: Py<PyAny>,
     clock: Arc<Clock>,
     max_duration: Option<Duration>,
     max_memory: Option<u64>,
@@ -124,6 +125,7 @@ impl CPythonEngine {
                 .map_err(text)?
                 .unbind(),
             event_loop: event_loop.unbind(),
+            pending_call: guest.getattr("pending_call").map_err(text)?.unbind(),
             show_sources: guest.getattr("show_sources").map_err(text)?.unbind(),
             feed_ended: guest.getattr("feed_ended").map_err(text)?.unbind(),
             forget_pending: guest.getattr("forget_pending").map_err(text)?.unbind(),
@@ -363,7 +365,7 @@ impl Engine for CPythonEngine {
             link: Rc::clone(link),
             clock: Arc::clone(&self.clock),
             state: Rc::clone(&self.state),
-            event_loop: self.event_loop.clone_ref(py),
+            pending_call: self.pending_call.clone_ref(py),
             feed_ended: self.feed_ended.clone_ref(py),
         });
         if self.clock.exceeded() {

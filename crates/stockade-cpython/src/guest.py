@@ -112,29 +112,18 @@ def free_names(body, last, namespace):
 
 
 _loop = None
+#: HostLoop, once asyncio is loaded.
+_HostLoop = None
+#: Every HostLoop not yet closed: their pending host calls end with a feed.
+_LOOPS = set()
 
 
-def event_loop():
-    """The session's event loop, made the first time a feed awaits or an
-    async host call is left pending (asyncio is not imported before)."""
-    global _loop
-    if _loop is None:
-        _loop = _make_loop()
-    return _loop
-
-
-def forget_pending():
-    """At a feed's end the host forgets the async calls still in flight:
-    their futures are cancelled, so a later feed never waits on them."""
-    if _loop is None:
-        return
-    pending = _loop._selector.pending
-    for future in pending.values():
-        future.cancel()
-    pending.clear()
-
-
-def _make_loop():
+def _host_loop_class():
+    """Defines the event loop asyncio gets here, and makes it what asyncio
+    makes (`asyncio.run`, `new_event_loop`, `get_event_loop`)."""
+    global _HostLoop
+    if _HostLoop is not None:
+        return _HostLoop
     import asyncio
     import time
 
@@ -172,6 +161,7 @@ def _make_loop():
         def __init__(self):
             super().__init__()
             self._selector = HostSelector()
+            _LOOPS.add(self)
 
         def _process_events(self, event_list):
             pass
@@ -179,15 +169,102 @@ def _make_loop():
         def _write_to_self(self):
             pass
 
+        def close(self):
+            _LOOPS.discard(self)
+            super().close()
+
         def pending_call(self, call_id):
             """The future an async host call's result arrives in."""
             future = self.create_future()
             self._selector.pending[call_id] = future
             return future
 
-    loop = HostLoop()
-    asyncio.set_event_loop(loop)
-    return loop
+    class HostPolicy(asyncio.DefaultEventLoopPolicy):
+        def new_event_loop(self):
+            return HostLoop()
+
+    asyncio.set_event_loop_policy(HostPolicy())
+    _HostLoop = HostLoop
+    return HostLoop
+
+
+def event_loop():
+    """The session's event loop (top-level `await` runs on it), made the
+    first time a feed needs it."""
+    global _loop
+    if _loop is None or _loop.is_closed():
+        import asyncio
+        _loop = _host_loop_class()()
+        asyncio.set_event_loop(_loop)
+    return _loop
+
+
+class PendingCall:
+    """An async host call the host left pending: awaitable on whichever of
+    the session's loops awaits it (the running one, or the session's own),
+    like a coroutine, which is bound to no loop until it runs."""
+
+    __slots__ = ("call_id", "_future")
+
+    def __init__(self, call_id):
+        self.call_id = call_id
+        self._future = None
+
+    def __await__(self):
+        if self._future is None:
+            import asyncio
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                loop = event_loop()
+            if not hasattr(loop, "pending_call"):
+                raise RuntimeError(
+                    "async host functions can be awaited only on the session's event loops")
+            self._future = loop.pending_call(self.call_id)
+        return self._future.__await__()
+
+    def __repr__(self):
+        return f"<pending host call {self.call_id}>"
+
+
+def pending_call(call_id):
+    """What the guest gets for an async host call the host left pending."""
+    return PendingCall(call_id)
+
+
+def forget_pending():
+    """At a feed's end the host forgets the async calls still in flight:
+    their futures are cancelled, so a later feed never waits on them."""
+    for loop in list(_LOOPS):
+        pending = loop._selector.pending
+        for future in pending.values():
+            future.cancel()
+        pending.clear()
+
+
+class _AsyncioHook:
+    """Loads asyncio as usual when the guest imports it, then makes its
+    event loops the host's (asyncio's own need sockets the sandbox
+    refuses)."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "asyncio":
+            return None
+        from importlib.machinery import PathFinder
+        spec = PathFinder.find_spec(name, path)
+        if spec is None or spec.loader is None:
+            return spec
+        run = spec.loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            _host_loop_class()
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+sys.meta_path.insert(0, _AsyncioHook())
 
 
 def guest_frames(tb, filename_prefix):

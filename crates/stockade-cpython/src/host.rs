@@ -31,9 +31,9 @@ pub struct FeedContext {
     pub link: SharedLink,
     pub clock: Arc<Clock>,
     pub state: Rc<RefCell<HostState>>,
-    /// guest.py's `event_loop`, which gives the session's event loop: an
-    /// async host call the host left pending becomes one of its futures.
-    pub event_loop: Py<PyAny>,
+    /// guest.py's `pending_call`: an async host call the host left pending
+    /// becomes a future of the running event loop.
+    pub pending_call: Py<PyAny>,
     /// guest.py's `feed_ended`: the class of the error a guest meets when
     /// the host ends its feed.
     pub feed_ended: Py<PyAny>,
@@ -296,12 +296,9 @@ impl HostFunction {
                     })
                 }
                 CallOutcome::Raise(exception) => Err(exception_for(py, &exception)),
-                CallOutcome::Pending => Ok(context
-                    .event_loop
-                    .bind(py)
-                    .call0()?
-                    .call_method1("pending_call", (call_id,))?
-                    .unbind()),
+                CallOutcome::Pending => {
+                    Ok(context.pending_call.bind(py).call1((call_id,))?.unbind())
+                }
                 // Link::call turns Abort into an interruption.
                 CallOutcome::Abort(message) => Err(PyRuntimeError::new_err(message)),
             }

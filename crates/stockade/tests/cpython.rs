@@ -571,3 +571,27 @@ fn cpython_the_interpreters_own_packages_and_test_modules_are_hidden() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cpython_asyncio_run_and_run_until_complete_work_with_async_host_functions() {
+    let session = cpython_with_fetch().await;
+    // What scripts do: asyncio.run(main()), feed after feed.
+    let script = "import asyncio\n\
+        async def main():\n    return await asyncio.gather(fetch('x'), fetch('y'))\n\
+        asyncio.run(main())";
+    for _ in 0..2 {
+        assert_eq!(
+            session.run(script).await.unwrap(),
+            Value::List(vec![s("value of x"), s("value of y")])
+        );
+    }
+    // And the older style.
+    let older = "import asyncio\nloop = asyncio.new_event_loop()\n\
+        r = loop.run_until_complete(fetch('z'))\nloop.close()\nr";
+    assert_eq!(session.run(older).await.unwrap(), s("value of z"));
+    // Top-level await still runs on the session's own loop afterwards.
+    assert_eq!(
+        session.run("await fetch('w')").await.unwrap(),
+        s("value of w")
+    );
+}
