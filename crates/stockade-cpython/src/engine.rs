@@ -208,14 +208,23 @@ impl CPythonEngine {
             compiled.extract().map_err(|e: PyErr| Failure::Raised(e))?;
         self.resolve_free_names(py, names)
             .map_err(Failure::Raised)?;
-        if !body.is_none() {
-            self.call(py, &body).map_err(Failure::Raised)?;
+        let ran = (|| {
+            if !body.is_none() {
+                self.call(py, &body)?;
+            }
+            if last.is_none() {
+                return Ok(None);
+            }
+            self.call(py, &last).map(Some)
+        })();
+        match ran {
+            Ok(Some(value)) => to_wire(&value).map_err(Failure::Conversion),
+            Ok(None) => Ok(stockade_wire::Value::None),
+            // A script that ends itself with success (`sys.exit()`,
+            // `sys.exit(0)`) has ended its feed, not failed it.
+            Err(err) if exited_with_success(py, &err) => Ok(stockade_wire::Value::None),
+            Err(err) => Err(Failure::Raised(err)),
         }
-        if last.is_none() {
-            return Ok(stockade_wire::Value::None);
-        }
-        let value = self.call(py, &last).map_err(Failure::Raised)?;
-        to_wire(&value).map_err(Failure::Conversion)
     }
 
     /// Asks the host about every name the feed reads that nothing defines
@@ -348,6 +357,17 @@ impl CPythonEngine {
             exception,
             traceback: traceback[..traceback.floor_char_boundary(MAX_TRACEBACK)].to_owned(),
         }
+    }
+}
+
+/// Whether `err` is a `SystemExit` whose code means success (none, or 0).
+fn exited_with_success(py: Python<'_>, err: &PyErr) -> bool {
+    if !err.is_instance_of::<pyo3::exceptions::PySystemExit>(py) {
+        return false;
+    }
+    match err.value(py).getattr("code") {
+        Ok(code) => code.is_none() || code.extract::<i64>().is_ok_and(|c| c == 0),
+        Err(_) => false,
     }
 }
 

@@ -595,3 +595,17 @@ async fn cpython_asyncio_run_and_run_until_complete_work_with_async_host_functio
         s("value of w")
     );
 }
+
+#[test]
+fn cpython_a_script_that_exits_with_success_ends_its_feed_and_the_session_lives() {
+    let mut session = cpython();
+    let printed = Arc::new(Mutex::new(String::new()));
+    let sink = Arc::clone(&printed);
+    session.on_print(move |_, text| sink.lock().unwrap().push_str(text));
+    let script = "import sys\ndef main():\n    print('done')\n    return 0\nif __name__ == '__main__':\n    sys.exit(main())\nprint('not reached')";
+    assert_eq!(session.run(script).unwrap(), Value::None);
+    assert_eq!(*printed.lock().unwrap(), "done\n");
+    let err = guest_error(session.run("import sys\nsys.exit(2)"));
+    assert_eq!(err.type_name, "SystemExit");
+    assert_eq!(session.run("main()").unwrap(), Value::Int(0));
+}
