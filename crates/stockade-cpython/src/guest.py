@@ -265,6 +265,9 @@ class _AsyncioHook:
 
 
 sys.meta_path.insert(0, _AsyncioHook())
+# A template interpreter imports asyncio before this runs.
+if "asyncio" in sys.modules:
+    _host_loop_class()
 
 
 def guest_frames(tb, filename_prefix):

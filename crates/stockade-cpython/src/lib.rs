@@ -18,6 +18,7 @@ mod host;
 mod memory;
 mod natives;
 mod prepare;
+mod template;
 mod values;
 
 use std::sync::atomic::AtomicUsize;
@@ -71,24 +72,41 @@ mod stockade_cpython {
     /// other thread exists.
     #[pyfunction]
     fn serve(py: Python<'_>) -> i32 {
-        // The main thread holds no interpreter state while it serves: the
-        // session runs on a thread of its own, which takes the GIL and
-        // keeps it; so the process ends here, without this thread ever
-        // asking for the GIL back.
-        py.detach(|| {
-            let status = stockade_worker_core::run(Worker {
-                allocator: &ALLOCATOR,
-                prepare: prepare::prepare,
-                link: move_link(),
-            });
-            // Everything the worker sends is written by now (nothing
-            // buffers guest output), so the interpreter's finalisation
-            // (collecting, tearing modules down, joining guest threads)
-            // would only delay the end the host waits for, and run guest
-            // code (`atexit`, `__del__`) after the session closed.
-            // SAFETY: _exit ends the process at once; no Rust or Python
-            // state is used after it.
-            unsafe { libc::_exit(status) }
-        })
+        serve_worker(py)
     }
+
+    /// Runs as the template interpreter (see `template.rs`): forks workers
+    /// on request, each of which serves one session; returns when the host
+    /// closes the template's socket.
+    #[pyfunction]
+    fn template(py: Python<'_>) -> i32 {
+        if crate::template::serve_requests(py) {
+            serve_worker(py)
+        } else {
+            0
+        }
+    }
+}
+
+/// Serves one session in this process and ends it.
+fn serve_worker(py: Python<'_>) -> i32 {
+    // The main thread holds no interpreter state while it serves: the
+    // session runs on a thread of its own, which takes the GIL and keeps
+    // it; so the process ends here, without this thread ever asking for
+    // the GIL back.
+    py.detach(|| {
+        let status = stockade_worker_core::run(Worker {
+            allocator: &ALLOCATOR,
+            prepare: prepare::prepare,
+            link: move_link(),
+        });
+        // Everything the worker sends is written by now (nothing buffers
+        // guest output), so the interpreter's finalisation (collecting,
+        // tearing modules down, joining guest threads) would only delay
+        // the end the host waits for, and run guest code (`atexit`,
+        // `__del__`) after the session closed.
+        // SAFETY: _exit ends the process at once; no Rust or Python state
+        // is used after it.
+        unsafe { libc::_exit(status) }
+    })
 }

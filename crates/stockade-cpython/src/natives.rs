@@ -14,6 +14,7 @@ use std::collections::BTreeSet;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// Where the dynamic loader looks when it has no cache to read (the
 /// sandbox shows none): the multiarch and plain system directories.
@@ -159,9 +160,36 @@ fn mapped() -> BTreeSet<PathBuf> {
         .collect()
 }
 
+/// The scan a template interpreter made once, for the workers it forks.
+static REMEMBERED: OnceLock<(Vec<PathBuf>, Vec<PathBuf>)> = OnceLock::new();
+
+/// Scans the interpreter's lib-dynload directories now (a template does, so
+/// that its forked workers need not).
+pub fn remember_system_libraries(py: pyo3::Python<'_>) {
+    use pyo3::prelude::*;
+    let dirs: Vec<PathBuf> = py
+        .import("sys")
+        .and_then(|sys| sys.getattr("path"))
+        .and_then(|path| path.extract::<Vec<String>>())
+        .unwrap_or_default()
+        .into_iter()
+        .map(PathBuf::from)
+        .filter(|dir| dir.ends_with("lib-dynload"))
+        .collect();
+    let found = scan(&dirs);
+    let _ = REMEMBERED.set((dirs, found));
+}
+
 /// The system libraries the extension modules in `dirs` need, as the paths
 /// the dynamic loader will open, less those already mapped and `HIDDEN`.
 pub fn system_libraries(dirs: &[PathBuf]) -> Vec<PathBuf> {
+    match REMEMBERED.get() {
+        Some((scanned, found)) if scanned == dirs => found.clone(),
+        _ => scan(dirs),
+    }
+}
+
+fn scan(dirs: &[PathBuf]) -> Vec<PathBuf> {
     let mapped = mapped();
     let mut queue: Vec<String> = Vec::new();
     for dir in dirs {

@@ -36,6 +36,11 @@ fn absolute(path: PathBuf) -> PathBuf {
 pub(crate) struct Launch {
     pub program: PathBuf,
     pub args: Vec<OsString>,
+    /// Fork the worker from a template interpreter (`template.rs`) rather
+    /// than start it from scratch: for CPython workers started ahead of use
+    /// or often (library sessions that keep spares, pools); a one-off
+    /// session (the CLI's) is cheaper started directly.
+    pub template: bool,
 }
 
 impl Launch {
@@ -58,11 +63,13 @@ impl Launch {
                         BOOT.into(),
                         module.into_os_string(),
                     ],
+                    template: false,
                 })
             }
             Interpreter::Monty | Interpreter::QuickJs => Ok(Self {
                 program: absolute(locate_worker(options.worker.as_deref())?),
                 args: Vec::new(),
+                template: false,
             }),
         }
     }

@@ -37,6 +37,8 @@ mod process;
 mod session;
 mod spare;
 mod supervisor;
+mod template;
+mod worker_child;
 
 #[cfg(feature = "tokio")]
 pub use async_session::AsyncSession;

@@ -3,7 +3,7 @@
 
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
@@ -16,6 +16,7 @@ use stockade_wire::{
 
 use crate::launch::Launch;
 use crate::supervisor::{SupervisionLimits, Supervisor, Violation};
+use crate::worker_child::WorkerChild;
 
 /// How much of the worker's stderr is kept for error reports.
 const STDERR_TAIL: usize = 8 * 1024;
@@ -73,7 +74,7 @@ pub(crate) struct ExitInfo {
 /// A spawned worker and the host's ends of its pipes.
 #[derive(Debug)]
 pub(crate) struct WorkerProcess {
-    child: Child,
+    child: WorkerChild,
     stdin: OwnedFd,
     stdout: OwnedFd,
     stderr: Option<OwnedFd>,
@@ -102,8 +103,26 @@ fn timespec(d: Duration) -> Timespec {
 }
 
 impl WorkerProcess {
-    /// Starts the worker with an empty environment and piped stdio.
+    /// Starts the worker with an empty environment and piped stdio: forked
+    /// from a template interpreter when the launch asks for one and one
+    /// can be had, else spawned.
     pub(crate) fn spawn(launch: &Launch, limits: WireLimits) -> std::io::Result<Self> {
+        if launch.template {
+            match crate::template::fork(launch) {
+                Ok(forked) => {
+                    return Self::with(
+                        WorkerChild::forked(forked.pid),
+                        forked.stdin,
+                        forked.stdout,
+                        forked.stderr,
+                        limits,
+                    );
+                }
+                Err(err) => tracing::debug!(
+                    "no template interpreter ({err}); starting the worker from scratch"
+                ),
+            }
+        }
         let mut child = Command::new(&launch.program)
             .args(&launch.args)
             .env_clear()
@@ -118,11 +137,22 @@ impl WorkerProcess {
             let _ = child.wait();
             return Err(std::io::Error::other("the worker's pipes were not created"));
         };
-        let (stdin, stdout, stderr) = (
+        Self::with(
+            WorkerChild::Spawned(child),
             OwnedFd::from(stdin),
             OwnedFd::from(stdout),
             OwnedFd::from(stderr),
-        );
+            limits,
+        )
+    }
+
+    fn with(
+        child: WorkerChild,
+        stdin: OwnedFd,
+        stdout: OwnedFd,
+        stderr: OwnedFd,
+        limits: WireLimits,
+    ) -> std::io::Result<Self> {
         for fd in [&stdin, &stdout, &stderr] {
             set_nonblocking(fd)?;
         }

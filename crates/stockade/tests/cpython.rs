@@ -609,3 +609,38 @@ fn cpython_a_script_that_exits_with_success_ends_its_feed_and_the_session_lives(
     assert_eq!(err.type_name, "SystemExit");
     assert_eq!(session.run("main()").unwrap(), Value::Int(0));
 }
+
+#[test]
+fn cpython_library_sessions_fork_from_a_template_and_stay_the_hosts_children() {
+    let cmdline = |pid: u32| std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    let parent = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .unwrap_or_default()
+            .lines()
+            .find_map(|l| l.strip_prefix("PPid:").map(|p| p.trim().to_owned()))
+            .unwrap_or_default()
+    };
+    // A session that keeps spares forks from the template interpreter...
+    let require = || Session::new(options().sandbox(SandboxMode::Require)).expect("starts");
+    let mut first = require();
+    let mut second = require();
+    for session in [&mut first, &mut second] {
+        let pid = session.worker_pid();
+        let line = String::from_utf8_lossy(&cmdline(pid)).into_owned();
+        assert!(
+            line.contains("m.template()"),
+            "worker {pid} was not forked: {line:?}"
+        );
+        assert_eq!(parent(pid), std::process::id().to_string());
+        assert!(session.worker_info().sandbox.missing.is_empty());
+    }
+    // ...each under its own sandbox, with its own randomness.
+    assert_ne!(
+        first.run("import random\nrandom.getrandbits(64)").unwrap(),
+        second.run("import random\nrandom.getrandbits(64)").unwrap()
+    );
+    // A one-off session starts from scratch.
+    let one_off = Session::new(options().spare(false)).expect("starts");
+    let line = String::from_utf8_lossy(&cmdline(one_off.worker_pid())).into_owned();
+    assert!(line.contains("m.serve()"), "{line:?}");
+}
