@@ -400,7 +400,9 @@ impl Engine for CPythonEngine {
                 self.clock.run();
                 let outcome = self.run(py, &code);
                 self.clock.stop(py);
-                let _ = self.forget_pending.bind(py).call0();
+                if std::mem::take(&mut self.state.borrow_mut().pending_made) {
+                    let _ = self.forget_pending.bind(py).call0();
+                }
                 if self.clock.exceeded() {
                     return self.timed_out();
                 }

@@ -204,13 +204,17 @@ class PendingCall:
     the session's loops awaits it (the running one, or the session's own),
     like a coroutine, which is bound to no loop until it runs."""
 
-    __slots__ = ("call_id", "_future")
+    __slots__ = ("call_id", "_future", "_feed")
 
     def __init__(self, call_id):
         self.call_id = call_id
         self._future = None
+        self._feed = _FEEDS_ENDED
 
     def __await__(self):
+        if self._feed != _FEEDS_ENDED:
+            raise RuntimeError(
+                "this async host call belongs to an earlier feed, which the host has finished")
         if self._future is None:
             import asyncio
             try:
@@ -232,9 +236,17 @@ def pending_call(call_id):
     return PendingCall(call_id)
 
 
+#: Feeds that made async host calls and ended: a call made in one of them
+#: cannot be awaited later.
+_FEEDS_ENDED = 0
+
+
 def forget_pending():
     """At a feed's end the host forgets the async calls still in flight:
-    their futures are cancelled, so a later feed never waits on them."""
+    their futures are cancelled, and calls not yet awaited cannot be, so a
+    later feed never waits on them."""
+    global _FEEDS_ENDED
+    _FEEDS_ENDED += 1
     for loop in list(_LOOPS):
         pending = loop._selector.pending
         for future in pending.values():
@@ -299,6 +311,9 @@ def compile_feed(source, filename, flags, namespace):
     # cost of the statements-and-expression split below.
     try:
         last = compile(source, filename, "eval", flags=flags, dont_inherit=True)
+        # An expression that names nothing (`1 + 1`) needs no scan.
+        if not last.co_names:
+            return None, last, ()
         return None, last, free_names(None, last, namespace)
     except SyntaxError:
         pass

@@ -48,6 +48,9 @@ pub struct HostState {
     /// Why the current feed was ended by the host (its Abort, a protocol
     /// error): the feed's reply reports this, whatever the guest did next.
     pub ended: Option<(ErrorKind, String)>,
+    /// The host left an async call pending this feed: its awaitables must
+    /// be forgotten when the feed ends.
+    pub pending_made: bool,
 }
 
 thread_local! {
@@ -297,6 +300,7 @@ impl HostFunction {
                 }
                 CallOutcome::Raise(exception) => Err(exception_for(py, &exception)),
                 CallOutcome::Pending => {
+                    context.state.borrow_mut().pending_made = true;
                     Ok(context.pending_call.bind(py).call1((call_id,))?.unbind())
                 }
                 // Link::call turns Abort into an interruption.

@@ -16,6 +16,7 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use rustix::net::{SendAncillaryBuffer, SendAncillaryMessage, SendFlags, sendmsg};
@@ -57,9 +58,21 @@ impl Drop for Template {
     }
 }
 
-/// The templates of this process, and the process they belong to (a forked
-/// host starts its own).
-static TEMPLATES: Mutex<(u32, Vec<Template>)> = Mutex::new((0, Vec::new()));
+/// The templates of this process.
+static TEMPLATES: Mutex<Vec<Template>> = Mutex::new(Vec::new());
+/// The process whose templates `TEMPLATES` holds (0 until the first use).
+/// Read without the lock: a forked child of that process, where another
+/// thread may have held the lock at the fork, never takes it, and starts
+/// its workers from scratch.
+static OWNER: AtomicU32 = AtomicU32::new(0);
+
+fn usable() -> bool {
+    let me = std::process::id();
+    match OWNER.compare_exchange(0, me, Ordering::AcqRel, Ordering::Acquire) {
+        Ok(_) => true,
+        Err(owner) => owner == me,
+    }
+}
 
 /// The code a template runs: as the worker's boot code, calling `template`.
 fn template_args(launch: &Launch) -> Vec<OsString> {
@@ -145,15 +158,12 @@ fn ask(template: &mut Template) -> std::io::Result<Forked> {
 
 /// A worker for `launch`, forked from its template (started if need be).
 pub(crate) fn fork(launch: &Launch) -> std::io::Result<Forked> {
-    let mut templates = TEMPLATES.lock().unwrap_or_else(|e| e.into_inner());
-    let me = std::process::id();
-    if templates.0 != me {
-        // A fork of the host that made them: they are not this process's
-        // children to ask, nor to reap.
-        std::mem::forget(std::mem::take(&mut templates.1));
-        templates.0 = me;
+    if !usable() {
+        return Err(std::io::Error::other(
+            "this process is a fork of the one whose templates these are",
+        ));
     }
-    let list = &mut templates.1;
+    let mut list = TEMPLATES.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(at) = list.iter().position(|t| t.launch == *launch) {
         match ask(&mut list[at]) {
             Ok(forked) => return Ok(forked),

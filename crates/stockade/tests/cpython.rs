@@ -644,3 +644,20 @@ fn cpython_library_sessions_fork_from_a_template_and_stay_the_hosts_children() {
     let line = String::from_utf8_lossy(&cmdline(one_off.worker_pid())).into_owned();
     assert!(line.contains("m.serve()"), "{line:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cpython_an_async_call_left_unawaited_cannot_be_awaited_in_a_later_feed() {
+    let session = cpython_with_fetch().await;
+    assert_eq!(
+        session.run("later = fetch('kept')\n'left'").await.unwrap(),
+        s("left")
+    );
+    let err = guest_error(session.run("await later").await);
+    assert_eq!(err.type_name, "RuntimeError");
+    assert!(err.message.contains("earlier feed"), "{err:?}");
+    // The worker lives, and new calls work.
+    assert_eq!(
+        session.run("await fetch('new')").await.unwrap(),
+        s("value of new")
+    );
+}
