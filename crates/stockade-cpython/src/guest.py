@@ -22,8 +22,10 @@ from stockade_cpython import await_calls, emit
 _BUILTINS = builtins.__dict__
 _PyCF_ONLY_AST = 0x400
 
-#: Each feed's source by its file name, for tracebacks.
+#: Each recent feed's source by its file name, for tracebacks (the oldest
+#: are let go: a long session must not keep every snippet it ever ran).
 _SOURCES = {}
+_MAX_SOURCES = 1024
 
 
 class Output(io.TextIOBase):
@@ -290,14 +292,32 @@ def guest_frames(tb, filename_prefix):
     return tb
 
 
+def _show(linecache, filename, source):
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+
+
 def show_sources():
-    """Gives linecache every feed's source, so tracebacks (the engine's or
-    the guest's own) show the lines; called when linecache is loaded."""
+    """Gives linecache every kept feed's source, so tracebacks (the
+    engine's or the guest's own) show the lines; called when a traceback is
+    made, since linecache may have been loaded after the feeds ran."""
     linecache = sys.modules.get("linecache")
     if linecache is None:
         return
     for filename, source in _SOURCES.items():
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        if filename not in linecache.cache:
+            _show(linecache, filename, source)
+
+
+def _keep_source(filename, source):
+    _SOURCES[filename] = source
+    linecache = sys.modules.get("linecache")
+    if linecache is not None:
+        _show(linecache, filename, source)
+    if len(_SOURCES) > _MAX_SOURCES:
+        oldest = next(iter(_SOURCES))
+        del _SOURCES[oldest]
+        if linecache is not None:
+            linecache.cache.pop(oldest, None)
 
 
 def compile_feed(source, filename, flags, namespace):
@@ -305,8 +325,7 @@ def compile_feed(source, filename, flags, namespace):
     None, the names it reads that nothing defines), and keeps its source
     for tracebacks under `filename`."""
     if not filename.startswith("<"):
-        _SOURCES[filename] = source
-        show_sources()
+        _keep_source(filename, source)
     # A snippet that is one expression compiles as one, at a third of the
     # cost of the statements-and-expression split below.
     try:

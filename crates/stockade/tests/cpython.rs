@@ -661,3 +661,28 @@ async fn cpython_an_async_call_left_unawaited_cannot_be_awaited_in_a_later_feed(
         s("value of new")
     );
 }
+
+#[test]
+fn cpython_tracebacks_show_the_source_of_earlier_feeds() {
+    // A worker forked from the template (linecache already loaded) and one
+    // started from scratch (linecache loaded by the first traceback).
+    for spare in [true, false] {
+        let mut session = Session::new(options().spare(spare)).expect("starts");
+        session
+            .run("def check(x):\n    if x < 0:\n        raise ValueError('negative: %d' % x)\n    return x")
+            .unwrap();
+        session.run("check(1)").unwrap();
+        let err = guest_error(session.run("check(-2)"));
+        assert!(
+            err.traceback
+                .contains("raise ValueError('negative: %d' % x)"),
+            "{}",
+            err.traceback
+        );
+        assert!(
+            err.traceback.contains("File \"main.py\", line 3, in check"),
+            "{}",
+            err.traceback
+        );
+    }
+}
