@@ -56,7 +56,10 @@ impl Clock {
             std::thread::Builder::new()
                 .name("guest-timer".into())
                 .stack_size(128 * 1024)
-                .spawn(move || watched.watch(max, timeout_type))
+                // The thread's interpreter state is made now, once: made
+                // when the limit fires, it would be allocated under the
+                // guest's memory budget, which a guest may have spent.
+                .spawn(move || Python::attach(|py| py.detach(|| watched.watch(max, timeout_type))))
                 .map_err(|e| format!("cannot start the guest timer: {e}"))?;
         }
         Ok(clock)
@@ -101,11 +104,13 @@ impl Clock {
         self.changed.notify_all();
     }
 
-    /// Stops counting. The caller holds the GIL, so the timer is not in
-    /// the middle of raising; any limit it raised but the guest has not
-    /// met yet is withdrawn, so it cannot fall into the next run.
-    pub fn stop(&self, _gil: Python<'_>) {
+    /// Stops counting; returns whether it was running. The caller holds
+    /// the GIL, so the timer is not in the middle of raising; any limit it
+    /// raised but the guest has not met yet is withdrawn, so it cannot fall
+    /// into the next run.
+    pub fn stop(&self, _gil: Python<'_>) -> bool {
         let mut state = self.lock();
+        let was_running = state.since.is_some();
         if let Some(since) = state.since.take() {
             state.spent += since.elapsed();
         }
@@ -118,6 +123,7 @@ impl Clock {
                 pyo3::ffi::PyThreadState_SetAsyncExc(thread as _, std::ptr::null_mut());
             }
         }
+        was_running
     }
 
     /// The timer thread: sleeps until the running clock passes `max`, then

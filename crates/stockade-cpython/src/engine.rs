@@ -399,6 +399,12 @@ impl Engine for CPythonEngine {
             with_feed(context, || {
                 self.clock.run();
                 let outcome = self.run(py, &code);
+                // A failure is converted with the clock running: its
+                // message and traceback run guest code (`__str__`).
+                let reply = match outcome {
+                    Ok(value) => Ok(value),
+                    Err(failure) => Err(self.failure(py, failure)),
+                };
                 self.clock.stop(py);
                 if std::mem::take(&mut self.state.borrow_mut().pending_made) {
                     let _ = self.forget_pending.bind(py).call0();
@@ -406,10 +412,17 @@ impl Engine for CPythonEngine {
                 if self.clock.exceeded() {
                     return self.timed_out();
                 }
-                let elapsed_us = micros(self.clock.elapsed());
-                match outcome {
-                    Ok(value) => Response::Complete { elapsed_us, value },
-                    Err(failure) => self.failure(py, failure),
+                match reply {
+                    Ok(value) => Response::Complete {
+                        elapsed_us: micros(self.clock.elapsed()),
+                        value,
+                    },
+                    Err(mut failed) => {
+                        if let Response::Error { elapsed_us, .. } = &mut failed {
+                            *elapsed_us = micros(self.clock.elapsed());
+                        }
+                        failed
+                    }
                 }
             })
         });

@@ -330,8 +330,9 @@ def compile_feed(source, filename, flags, namespace):
     # cost of the statements-and-expression split below.
     try:
         last = compile(source, filename, "eval", flags=flags, dont_inherit=True)
-        # An expression that names nothing (`1 + 1`) needs no scan.
-        if not last.co_names:
+        # An expression that names nothing (`1 + 1`), and holds no code of
+        # its own (a lambda, a comprehension), needs no scan.
+        if not last.co_names and not any(hasattr(c, "co_code") for c in last.co_consts):
             return None, last, ()
         return None, last, free_names(None, last, namespace)
     except SyntaxError:

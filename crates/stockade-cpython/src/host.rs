@@ -145,16 +145,23 @@ fn ask<T>(
     py: Python<'_>,
     exchange: impl FnOnce(&mut stockade_worker_core::link::Link, u64) -> Result<T, Interrupt>,
 ) -> PyResult<T> {
-    context.clock.stop(py);
+    // The clock goes on afterwards only if it ran before: an ask made
+    // while the engine converts a failure must not start it again.
+    let was_running = context.clock.stop(py);
+    let resume = || {
+        if was_running {
+            context.clock.run();
+        }
+    };
     let elapsed = micros(context.clock.elapsed());
     let answer = match context.link.try_borrow_mut() {
         Ok(mut link) => exchange(&mut link, elapsed),
         Err(_) => {
-            context.clock.run();
+            resume();
             return Err(outside_a_feed());
         }
     };
-    context.clock.run();
+    resume();
     answer.map_err(|interrupt| interrupted(context, py, interrupt))
 }
 

@@ -40,6 +40,7 @@ static ALLOCATOR: CappedAllocator = CappedAllocator::new(&LIVE, &BASELINE);
 /// write to `sys.__stdout__` or a read of `sys.__stdin__` must not reach
 /// the parent as protocol. Stays on stdio if anything fails.
 fn move_link() -> LinkEnds {
+    stockade_worker_core::close_inherited_descriptors();
     // SAFETY: plain descriptor calls on the process's own descriptors,
     // before any other thread exists; every result is checked.
     unsafe {

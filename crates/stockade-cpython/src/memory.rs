@@ -258,7 +258,11 @@ pub fn install(debug_build: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// Starts counting from zero with `budget` bytes allowed.
+/// Starts counting from zero with `budget` bytes allowed. What was live
+/// before (the interpreter's own, a template's modules) is not counted, so
+/// freeing it makes the count go below zero: the guest may then hold a
+/// little more than the budget, never more than it plus what it freed of
+/// the engine's.
 pub fn arm(budget: u64) {
     LIVE.store(0, Ordering::Relaxed);
     BUDGET.store(i64::try_from(budget).unwrap_or(i64::MAX), Ordering::Relaxed);

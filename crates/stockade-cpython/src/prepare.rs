@@ -31,9 +31,10 @@ const WHEEL_RUNTIME: &[&std::ffi::CStr] = &[
 
 /// Modules the guest side and its error reports use, imported before the
 /// sandbox so the first feed finds them loaded.
-/// Others wait until they are needed: asyncio (a third of the interpreter's
-/// start) until a feed awaits, traceback until one fails, datetime until a
-/// calendar value crosses.
+/// Others wait until they are needed (asyncio, a third of the interpreter's
+/// start, until a feed awaits; traceback until one fails; datetime until a
+/// calendar value crosses), unless the worker was forked from a template,
+/// which imported them once for all its workers (template.rs).
 const PRELOADED: &[&str] = &["io", "opcode"];
 
 /// Prepares the CPython engine; any other engine is refused.
@@ -82,6 +83,11 @@ impl CPythonPrepared {
         }
         sys.setattr("path", PyList::new(py, &path).map_err(text)?)
             .map_err(text)?;
+        // The interpreter read the zone at its start; the worker has set
+        // TZ=UTC since (worker-core's `run`), so `time` reads it again.
+        if let Ok(time) = py.import("time") {
+            let _ = time.call_method0("tzset");
+        }
         // Before any other thread exists and before the guest side's own
         // allocations, so the count covers everything the guest makes.
         let debug_build = sys.hasattr("gettotalrefcount").map_err(text)?;

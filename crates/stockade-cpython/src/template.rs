@@ -19,7 +19,12 @@
 //! (fixed at interpreter start); a guest could learn both, but neither
 //! reaches another worker: workers cannot see, signal or trace each other
 //! (namespaces, seccomp, Landlock scopes). `random` reseeds itself in each
-//! fork (Python's own after-fork hook).
+//! fork (Python's own after-fork hook). The fork is a raw `clone`, so the C
+//! library's own fork handlers do not run (the template is single-threaded
+//! and holds no lock they would reset; the child's cached thread id is the
+//! template's, which matters only to `pthread_kill` on glibc before 2.34).
+//! The template sets `TZ=UTC` and blocks ssl before its imports, so its
+//! workers see the world as a worker started from scratch does.
 
 use std::io::IoSliceMut;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -54,13 +59,17 @@ fn next_request() -> Result<Option<[OwnedFd; 3]>, String> {
     let mut byte = [0u8; 1];
     let mut space = [std::mem::MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(3))];
     let mut ancillary = RecvAncillaryBuffer::new(&mut space);
-    let received = recvmsg(
-        control,
-        &mut [IoSliceMut::new(&mut byte)],
-        &mut ancillary,
-        RecvFlags::CMSG_CLOEXEC,
-    )
-    .map_err(|e| format!("cannot read a request: {e}"))?;
+    let received = loop {
+        match recvmsg(
+            control,
+            &mut [IoSliceMut::new(&mut byte)],
+            &mut ancillary,
+            RecvFlags::CMSG_CLOEXEC,
+        ) {
+            Err(rustix::io::Errno::INTR) => continue,
+            other => break other.map_err(|e| format!("cannot read a request: {e}"))?,
+        }
+    };
     if received.bytes == 0 {
         return Ok(None);
     }
@@ -86,6 +95,23 @@ fn answer(pid: i64) {
 /// forked worker (true) with its stdio in place, and in the template (false)
 /// when it should exit.
 pub fn serve_requests(py: Python<'_>) -> bool {
+    // Nothing the host held beyond the control socket and the null
+    // streams may pass to the workers.
+    stockade_worker_core::close_inherited_descriptors();
+    // Guests see UTC: set before the modules below read the zone (a worker
+    // started from scratch sets it at the same point of its start).
+    // SAFETY: the template has one thread; nothing reads the environment
+    // while it changes.
+    unsafe { std::env::set_var("TZ", "UTC") };
+    if let Ok(time) = py.import("time") {
+        let _ = time.call_method0("tzset");
+    }
+    // A worker started from scratch cannot load ssl (its libraries are not
+    // shown); one forked from here must not have it either (asyncio would
+    // import it).
+    if let Ok(modules) = py.import("sys").and_then(|sys| sys.getattr("modules")) {
+        let _ = modules.set_item("ssl", py.None());
+    }
     for module in TEMPLATE_MODULES {
         let _ = py.import(*module);
     }

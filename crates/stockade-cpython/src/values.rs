@@ -93,7 +93,10 @@ fn offset(object: &Bound<'_, PyAny>) -> Result<Option<i32>, String> {
     }
     let days: i32 = int_attr(&offset, "days")?;
     let seconds: i32 = int_attr(&offset, "seconds")?;
-    Ok(Some(days * 86_400 + seconds))
+    days.checked_mul(86_400)
+        .and_then(|d| d.checked_add(seconds))
+        .map(Some)
+        .ok_or_else(|| "a UTC offset out of range".to_owned())
 }
 
 fn time_of(object: &Bound<'_, PyAny>) -> Result<Time, String> {

@@ -106,7 +106,8 @@ pub fn apply(config: &SandboxConfig) -> Result<Report, SandboxError> {
     identity::become_nobody_if_root(&mut req)?;
     const LEFT_OUT: &str = "left out on purpose";
     if config.wants(Layer::Namespaces) {
-        let hidden = readable::still_hidden(&config.hidden, &config.readable);
+        let hidden = readable::still_hidden(&config.hidden, &config.readable)
+            .map_err(SandboxError::Readable)?;
         namespaces::isolate(&mut req, &readable, &hidden, early)?;
     } else {
         req.unavailable(Layer::Namespaces, LEFT_OUT)?;

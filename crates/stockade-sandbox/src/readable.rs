@@ -15,14 +15,28 @@ use std::path::{Component, Path, PathBuf};
 use rustix::fs::{CWD, Mode};
 use rustix::mount::{MoveMountFlags, OpenTreeFlags, move_mount, open_tree};
 
-/// The hidden paths that stay hidden: not one a readable path names or
-/// lies inside (the host asked for it), and only absolute ones.
-pub fn still_hidden(hidden: &[PathBuf], readable: &[PathBuf]) -> Vec<PathBuf> {
-    hidden
+/// The hidden paths that stay hidden: absolute, and not named as readable
+/// themselves (the host asked for that directory). A readable path
+/// strictly inside a hidden one is refused: showing it would show the
+/// whole hidden directory, hiding it would not show it.
+pub fn still_hidden(hidden: &[PathBuf], readable: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    for path in hidden {
+        if let Some(inside) = readable
+            .iter()
+            .find(|shown| shown.starts_with(path) && *shown != path)
+        {
+            return Err(format!(
+                "readable path {} lies inside {}, which the guest may not see; name the whole directory",
+                inside.display(),
+                path.display()
+            ));
+        }
+    }
+    Ok(hidden
         .iter()
-        .filter(|path| path.is_absolute() && !readable.iter().any(|shown| shown.starts_with(path)))
+        .filter(|path| path.is_absolute() && !readable.contains(path))
         .cloned()
-        .collect()
+        .collect())
 }
 
 /// One host directory or file, cloned and waiting to be attached.
@@ -178,7 +192,10 @@ pub fn hide(hidden: &[PathBuf], base: &str) -> Result<(), String> {
     for path in hidden {
         let relative = path.strip_prefix("/").unwrap_or(path);
         let target = Path::new(base).join(relative);
-        let Ok(meta) = std::fs::symlink_metadata(&target) else {
+        // Followed, so a hidden path that is a link covers what it names
+        // (mounting on a link mounts on its target); one that names
+        // nothing shown is hidden already.
+        let Ok(meta) = std::fs::metadata(&target) else {
             continue;
         };
         let flags =
@@ -229,6 +246,25 @@ mod tests {
                 PathBuf::from("/usr/lib/python3.11")
             ]
         );
+    }
+
+    #[test]
+    fn a_hidden_path_named_as_readable_is_shown_and_one_inside_it_is_refused() {
+        let stdlib = PathBuf::from("/py/lib/python3.11");
+        let site = stdlib.join("site-packages");
+        let hidden = vec![site.clone()];
+        assert_eq!(
+            still_hidden(&hidden, std::slice::from_ref(&stdlib)).unwrap(),
+            hidden,
+            "inside a readable tree, it stays hidden"
+        );
+        assert!(
+            still_hidden(&hidden, &[stdlib.clone(), site.clone()])
+                .unwrap()
+                .is_empty()
+        );
+        let err = still_hidden(&hidden, &[stdlib, site.join("numpy")]).unwrap_err();
+        assert!(err.contains("name the whole directory"), "{err}");
     }
 
     #[test]

@@ -38,6 +38,38 @@ pub enum LinkEnds {
     Moved { input: i32, output: i32 },
 }
 
+/// Ends the worker with `exit`'s status at once, from any thread: no
+/// destructor or exit handler runs (a C extension's, while other threads
+/// still use it), and nothing is buffered that it would lose.
+pub fn exit_now(exit: WorkerExit) -> ! {
+    // SAFETY: _exit ends the process; nothing runs after it.
+    unsafe { libc::_exit(exit.code()) }
+}
+
+/// Closes every descriptor above stderr that the worker inherited: one the
+/// host's process held without close-on-exec (a jobserver pipe, a socket it
+/// was handed) must not reach guest code, which may read and write any
+/// descriptor it holds. Runs first, before the worker opens anything.
+pub fn close_inherited_descriptors() {
+    // SAFETY: close_range closes descriptors of this process only; nothing
+    // is open above 2 that the worker needs yet.
+    let rc = unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) };
+    if rc != 0 {
+        // Kernels before 5.9: one at a time, up to the soft limit.
+        let most = rustix::process::getrlimit(rustix::process::Resource::Nofile)
+            .current
+            .unwrap_or(1024)
+            .min(1 << 20);
+        for fd in 3..most {
+            // SAFETY: as above; closing a descriptor that is not open fails
+            // harmlessly.
+            unsafe {
+                libc::close(fd as libc::c_int);
+            }
+        }
+    }
+}
+
 /// Stack of the thread that runs the session: guest code, the parser and the
 /// value converters all recurse, and a deep stack keeps a deep (but bounded)
 /// guest from overflowing it.

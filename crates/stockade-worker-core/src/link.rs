@@ -144,7 +144,7 @@ impl Link {
             }),
             Incoming::Broken(err) => {
                 eprintln!("stockade-worker: broken input: {err}");
-                std::process::exit(WorkerExit::Protocol.code());
+                crate::exit_now(WorkerExit::Protocol);
             }
         }
     }

@@ -32,12 +32,12 @@ impl Out {
         // A poisoned lock means a panic on another thread mid-write; the
         // frame stream cannot be trusted after that.
         let Ok(mut writer) = self.writer.lock() else {
-            std::process::exit(WorkerExit::Internal.code());
+            crate::exit_now(WorkerExit::Internal);
         };
         let frame = encode_response(response, &writer.limits)?;
         if writer.file.write_all(&frame).is_err() {
             // The parent stopped listening; there is no one left to tell.
-            std::process::exit(WorkerExit::Io.code());
+            crate::exit_now(WorkerExit::Io);
         }
         Ok(())
     }
@@ -46,7 +46,7 @@ impl Out {
     pub fn send_or_exit(&self, response: &Response) {
         if let Err(err) = self.send(response) {
             eprintln!("stockade-worker: cannot encode a response: {err}");
-            std::process::exit(WorkerExit::Io.code());
+            crate::exit_now(WorkerExit::Io);
         }
     }
 }

@@ -24,6 +24,7 @@ fn main() {
         println!("stockade-worker {}", env!("CARGO_PKG_VERSION"));
         return;
     }
+    stockade_worker_core::close_inherited_descriptors();
     std::process::exit(stockade_worker_core::run(Worker {
         allocator: &ALLOCATOR,
         prepare: engine::prepare,

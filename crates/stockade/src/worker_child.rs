@@ -53,14 +53,19 @@ impl WorkerChild {
                 reaped: Some(status),
                 ..
             } => Ok(Some(*status)),
-            WorkerChild::Forked { pid, reaped } => match waitpid(Some(*pid), options) {
-                Ok(Some((_, status))) => {
-                    let status = ExitStatus::from_raw(status.as_raw());
-                    *reaped = Some(status);
-                    Ok(Some(status))
+            WorkerChild::Forked { pid, reaped } => loop {
+                // A signal handler without SA_RESTART (a Python host's for
+                // Ctrl-C) interrupts the wait; it is retried, as std's is.
+                match waitpid(Some(*pid), options) {
+                    Ok(Some((_, status))) => {
+                        let status = ExitStatus::from_raw(status.as_raw());
+                        *reaped = Some(status);
+                        return Ok(Some(status));
+                    }
+                    Ok(None) => return Ok(None),
+                    Err(rustix::io::Errno::INTR) => continue,
+                    Err(err) => return Err(err.into()),
                 }
-                Ok(None) => Ok(None),
-                Err(err) => Err(err.into()),
             },
         }
     }

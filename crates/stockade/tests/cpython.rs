@@ -686,3 +686,63 @@ fn cpython_tracebacks_show_the_source_of_earlier_feeds() {
         );
     }
 }
+
+#[test]
+fn cpython_forked_and_spawned_workers_see_the_same_world() {
+    let probe = "import time, os, sys\n\
+        try:\n    import ssl\n    ssl_loads = True\nexcept ImportError:\n    ssl_loads = False\n\
+        (time.tzname, time.timezone, ssl_loads, time.strftime('%Z', time.localtime(0)))";
+    let mut seen = Vec::new();
+    for spare in [true, false] {
+        let mut session = Session::new(options().spare(spare)).expect("starts");
+        seen.push(session.run(probe).unwrap());
+    }
+    assert_eq!(seen[0], seen[1], "forked and spawned workers differ");
+    assert_eq!(
+        seen[0],
+        Value::Tuple(vec![
+            Value::Tuple(vec![s("UTC"), s("UTC")]),
+            Value::Int(0),
+            Value::Bool(false),
+            s("UTC"),
+        ])
+    );
+}
+
+#[test]
+fn cpython_guests_cannot_use_descriptors_the_host_leaked() {
+    // A descriptor the host holds without close-on-exec, as a jobserver
+    // pipe is: the worker must not inherit it.
+    let mut fds = [0; 2];
+    // SAFETY: pipe fills the two-element array.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    let [read_end, low_write_end] = fds;
+    // Far above the worker's own descriptors (its link is on the lowest
+    // free ones, which a guest may write to by design; security.md).
+    // SAFETY: plain fcntl calls on our own descriptors.
+    let write_end = unsafe {
+        libc::fcntl(read_end, libc::F_SETFL, libc::O_NONBLOCK);
+        libc::fcntl(low_write_end, libc::F_DUPFD, 200)
+    };
+    assert!(write_end >= 200);
+    for spare in [false, true] {
+        let mut session = Session::new(options().spare(spare)).expect("starts");
+        let code = format!(
+            "import os\ntry:\n    os.write({write_end}, b'leak')\n    r = 'written'\nexcept OSError as e:\n    r = e.errno\nr"
+        );
+        assert_eq!(
+            session.run(&code).unwrap(),
+            Value::Int(i64::from(libc::EBADF))
+        );
+        let mut buf = [0u8; 8];
+        // SAFETY: reads into a local buffer from our own pipe.
+        let got = unsafe { libc::read(read_end, buf.as_mut_ptr().cast(), buf.len()) };
+        assert!(got < 0, "the guest wrote to the host's pipe");
+    }
+    // SAFETY: closes our own descriptors.
+    unsafe {
+        libc::close(read_end);
+        libc::close(low_write_end);
+        libc::close(write_end);
+    }
+}
