@@ -208,29 +208,27 @@ fn main() {
     println!();
     println!("| measurement | monty | cpython | quickjs | cpython / monty |");
     println!("|---|---|---|---|---|");
-    let each = |measure: &dyn Fn(Interpreter) -> Vec<Duration>| -> Vec<(f64, f64, usize)> {
-        ENGINES
+    // Each measurement: its label, what takes the samples of one engine,
+    // and how many samples.
+    type Measure = fn(Interpreter, usize) -> Vec<Duration>;
+    let measurements: [(&str, Measure, usize); 5] = [
+        (
+            "warm round trip (`1 + 1` feed)",
+            warm_round_trip,
+            500 * scale,
+        ),
+        ("host call from a guest loop", host_call, 500 * scale),
+        ("cold start + first `1 + 1` + close", cold_start, 5 * scale),
+        ("pooled checkout + first `1 + 1` + close", pooled, 5 * scale),
+        ("fib(25)", fib, (scale / 2).max(3)),
+    ];
+    for (label, measure, samples) in measurements {
+        let figures: Vec<_> = ENGINES
             .iter()
-            .map(|&engine| summary(measure(engine)))
-            .collect()
-    };
-    row(
-        "warm round trip (`1 + 1` feed)",
-        &each(&|e| warm_round_trip(e, 500 * scale)),
-    );
-    row(
-        "host call from a guest loop",
-        &each(&|e| host_call(e, 500 * scale)),
-    );
-    row(
-        "cold start + first `1 + 1` + close",
-        &each(&|e| cold_start(e, 5 * scale)),
-    );
-    row(
-        "pooled checkout + first `1 + 1` + close",
-        &each(&|e| pooled(e, 5 * scale)),
-    );
-    row("fib(25)", &each(&|e| fib(e, (scale / 2).max(3))));
+            .map(|&engine| summary(measure(engine, samples)))
+            .collect();
+        row(label, &figures);
+    }
     let rss: Vec<String> = ENGINES
         .iter()
         .map(|&engine| format!("{:.1}", idle_rss(engine)))

@@ -35,28 +35,12 @@ pub fn usage(err: clap::Error) -> ! {
     }
 }
 
-/// Prints the failure and returns the exit status for it.
-/// `text` with every control character written as an escape, so that
-/// what a worker or a guest put in a message cannot move the cursor, set
-/// the terminal's title, or start a line of its own in this command's
-/// one-line report.
-fn printable(text: &str) -> String {
-    text.chars()
-        .flat_map(|c| {
-            if c.is_control() {
-                c.escape_default().collect::<Vec<_>>()
-            } else {
-                vec![c]
-            }
-        })
-        .collect()
-}
-
 /// Prints this command's one-line report of `err`, as `stockade: ...`.
 fn say(err: &Error) {
-    eprintln!("stockade: {}", printable(&err.to_string()));
+    eprintln!("stockade: {}", stockade::escape_controls(&err.to_string()));
 }
 
+/// Prints the failure and returns the exit status for it.
 pub fn report(err: &Error) -> i32 {
     match err {
         Error::Guest(guest) => {

@@ -11,6 +11,7 @@
 use num_bigint::BigInt;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
+use pyo3::type_object::PyTypeCheck;
 use pyo3::types::{
     PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PySet, PyString,
     PyTuple,
@@ -117,6 +118,16 @@ fn date_of(object: &Bound<'_, PyAny>) -> Result<Date, String> {
     })
 }
 
+/// The built-in containers a walk descends into (their subclasses too);
+/// any other object crosses as its repr.
+const CONTAINERS: [for<'a> fn(&Bound<'a, PyAny>) -> bool; 5] = [
+    PyList::type_check,
+    PyTuple::type_check,
+    PyDict::type_check,
+    PySet::type_check,
+    PyFrozenSet::type_check,
+];
+
 /// The repr the guest gives a value, or a stand-in when its repr fails.
 fn repr_of(object: &Bound<'_, PyAny>) -> String {
     match object.repr() {
@@ -126,11 +137,8 @@ fn repr_of(object: &Bound<'_, PyAny>) -> String {
 }
 
 fn type_name(object: &Bound<'_, PyAny>) -> String {
-    object
-        .get_type()
-        .name()
-        .map(|n| n.to_string())
-        .unwrap_or_else(|_| "?".into())
+    let name = object.get_type().name();
+    name.map_or_else(|_| "?".into(), |n| n.to_string())
 }
 
 impl<'py> Walk<'py> {
@@ -167,12 +175,7 @@ impl<'py> Walk<'py> {
         if object.is_instance_of::<pyo3::exceptions::PyBaseException>() {
             return Ok(Value::Exception(guest_exception(object)));
         }
-        let is_container = object.is_instance_of::<PyList>()
-            || object.is_instance_of::<PyTuple>()
-            || object.is_instance_of::<PyDict>()
-            || object.is_instance_of::<PySet>()
-            || object.is_instance_of::<PyFrozenSet>();
-        if !is_container {
+        if !CONTAINERS.iter().any(|is| is(object)) {
             return Ok(Value::Repr(repr_of(object)));
         }
         let id = object.as_ptr() as usize;
@@ -385,20 +388,17 @@ fn build<'py>(
                 zone(calendar.get(py)?, t.offset_seconds).map_err(err)?,
             ))
             .map_err(err)?,
-        Value::DateTime(dt) => calendar
-            .get(py)?
-            .datetime
-            .call1((
-                dt.date.year,
-                dt.date.month,
-                dt.date.day,
-                dt.time.hour,
-                dt.time.minute,
-                dt.time.second,
-                dt.time.microsecond,
-                zone(calendar.get(py)?, dt.time.offset_seconds).map_err(err)?,
-            ))
-            .map_err(err)?,
+        Value::DateTime(dt) => {
+            // datetime.combine keeps the time's zone, so the two halves
+            // are built as they would be alone.
+            let date = build(py, calendar, Value::Date(dt.date))?;
+            let time = build(py, calendar, Value::Time(dt.time))?;
+            calendar
+                .get(py)?
+                .datetime
+                .call_method1("combine", (date, time))
+                .map_err(err)?
+        }
         Value::TimeDelta(d) => calendar
             .get(py)?
             .timedelta

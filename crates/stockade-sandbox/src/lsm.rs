@@ -56,17 +56,17 @@ pub fn restrict(req: &mut Requirement, readable: &[PathBuf]) -> Result<(), Sandb
     })();
     req.outcome(Layer::LandlockFilesystem, status(filesystem))?;
 
-    let network = Ruleset::default()
-        .handle_access(AccessNet::from_all(TARGET_ABI))
-        .and_then(|r| r.create())
-        .and_then(|r| r.restrict_self())
-        .map_err(|e: RulesetError| e.to_string());
-    req.outcome(Layer::LandlockNetwork, status(network))?;
+    let network = Ruleset::default().handle_access(AccessNet::from_all(TARGET_ABI));
+    req.outcome(Layer::LandlockNetwork, status(enforce(network)))?;
 
-    let scopes = Ruleset::default()
-        .scope(Scope::from_all(TARGET_ABI))
+    let scopes = Ruleset::default().scope(Scope::from_all(TARGET_ABI));
+    req.outcome(Layer::LandlockScopes, status(enforce(scopes)))
+}
+
+/// Puts a ruleset that grants nothing in force on the calling thread.
+fn enforce(ruleset: Result<Ruleset, RulesetError>) -> Result<RestrictionStatus, String> {
+    ruleset
         .and_then(|r| r.create())
         .and_then(|r| r.restrict_self())
-        .map_err(|e: RulesetError| e.to_string());
-    req.outcome(Layer::LandlockScopes, status(scopes))
+        .map_err(|e| e.to_string())
 }

@@ -71,6 +71,18 @@ pub struct SandboxReport {
 }
 
 impl SandboxReport {
+    /// A report of no layers at all, as a worker run with the sandbox off
+    /// would give (and a host has before any Ready).
+    pub fn unsandboxed() -> Self {
+        Self {
+            mode: SandboxMode::Off,
+            applied: Vec::new(),
+            missing: Vec::new(),
+            extras: Vec::new(),
+            seccomp_policy: None,
+        }
+    }
+
     /// Whether `layer` is in force. Layers travel by name, so a report
     /// from a newer worker may also name layers this side does not know.
     pub fn has(&self, layer: Layer) -> bool {

@@ -22,8 +22,8 @@ use std::io::{BufReader, Write};
 use std::time::Duration;
 
 use stockade_wire::{
-    CallOutcome, PrintStream, Request, Response, SandboxMode, SandboxReport, Value, WireLimits,
-    WorkerInfo, decode_request, encode_response, read_frame,
+    CallOutcome, PrintStream, Request, Response, SandboxReport, Value, WireLimits, WorkerInfo,
+    decode_request, encode_response, read_frame,
 };
 
 fn main() {
@@ -60,13 +60,7 @@ fn main() {
         protocol_version: 1,
         worker_version: "hostile".into(),
         engine: format!("hostile ({mode})"),
-        sandbox: SandboxReport {
-            mode: SandboxMode::Off,
-            applied: vec![],
-            missing: vec![],
-            extras: vec![],
-            seccomp_policy: None,
-        },
+        sandbox: SandboxReport::unsandboxed(),
     }));
     let mut feeds = 0;
     while let Some(request) = read() {

@@ -14,8 +14,10 @@
 //! # Ok::<(), stockade::Error>(())
 //! ```
 //!
-//! The host never links an interpreter: guest code runs only in the worker
-//! binary (`stockade-worker`), found as [`locate_worker`] describes.
+//! The host never links an interpreter: guest code runs only in a worker
+//! process, either the worker binary (`stockade-worker`, found as
+//! [`locate_worker`] describes) or, for the CPython engine, a Python
+//! interpreter loading stockade's engine module ([`locate_engine_module`]).
 
 // Nothing a guest, a worker or a peer controls may reach a panic.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
@@ -38,6 +40,7 @@ mod session;
 mod spare;
 mod supervisor;
 mod template;
+mod text;
 mod worker_child;
 
 #[cfg(feature = "tokio")]
@@ -66,3 +69,4 @@ pub use stockade_wire::{
     BigInt, Date, DateTime, GuestException, MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION,
     PrintStream, SandboxReport, Time, TimeDelta, Value,
 };
+pub use text::escape_controls;

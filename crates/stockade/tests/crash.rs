@@ -43,13 +43,7 @@ fn ready() -> Vec<u8> {
         protocol_version: 1,
         worker_version: "fake".into(),
         engine: "fake".into(),
-        sandbox: SandboxReport {
-            mode: SandboxMode::Off,
-            applied: vec![],
-            missing: vec![],
-            extras: vec![],
-            seccomp_policy: None,
-        },
+        sandbox: SandboxReport::unsandboxed(),
     }))
 }
 

@@ -136,21 +136,7 @@ impl Session {
 /// wrote (a guest may write to its stderr) reaches logs and terminals as
 /// text, never as cursor moves or lines of its own.
 fn printable(detail: Option<String>) -> Option<String> {
-    detail.map(|text| {
-        if text.chars().any(char::is_control) {
-            text.chars()
-                .flat_map(|c| {
-                    if c.is_control() {
-                        c.escape_default().collect::<Vec<_>>()
-                    } else {
-                        vec![c]
-                    }
-                })
-                .collect()
-        } else {
-            text
-        }
-    })
+    detail.map(|text| crate::text::escape_controls(&text).into_owned())
 }
 
 fn crash_info(what: &str, exit: ExitInfo, detail: Option<String>) -> CrashInfo {

@@ -142,13 +142,13 @@ impl Session {
                 Response::Call {
                     call_id,
                     name,
-                    args,
-                    kwargs,
+                    args: positional,
+                    kwargs: keyword,
                     ..
                 } => {
                     let args = Args {
-                        positional: args,
-                        keyword: kwargs,
+                        positional,
+                        keyword,
                     };
                     let outcome = self.call(&mut turn, &name, call_id, args, &policy)?;
                     self.resume(&mut turn, call_id, &name, outcome)?;
