@@ -86,11 +86,21 @@ impl GuestException {
 
 impl std::fmt::Display for GuestException {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.message.is_empty() {
-            f.write_str(&self.type_name)
-        } else {
-            write!(f, "{}: {}", self.type_name, self.message)
-        }
+        write_exception_line(f, &self.type_name, &self.message)
+    }
+}
+
+/// Writes an exception as the last line of a Python traceback shows it:
+/// `Type: message`, or the type alone when the message is empty.
+pub fn write_exception_line(
+    f: &mut std::fmt::Formatter<'_>,
+    type_name: &str,
+    message: &str,
+) -> std::fmt::Result {
+    if message.is_empty() {
+        f.write_str(type_name)
+    } else {
+        write!(f, "{type_name}: {message}")
     }
 }
 

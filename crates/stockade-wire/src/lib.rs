@@ -24,7 +24,10 @@ mod version;
 
 pub use codec::{decode_value, decoded_size, encode_value};
 pub use error::{DecodeError, EncodeError};
-pub use exception::{GuestException, KNOWN_EXCEPTION_TYPES, MAX_EXCEPTION_MESSAGE, MAX_TRACEBACK};
+pub use exception::{
+    GuestException, KNOWN_EXCEPTION_TYPES, MAX_EXCEPTION_MESSAGE, MAX_TRACEBACK,
+    write_exception_line,
+};
 pub use exit::WorkerExit;
 pub use frame::{
     FRAME_HEADER_LEN, Frame, FrameReader, SKIPPED_HEAD_LEN, frame_length, read_frame, write_frame,

@@ -19,11 +19,7 @@ pub struct GuestError {
 
 impl std::fmt::Display for GuestError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.message.is_empty() {
-            f.write_str(&self.type_name)
-        } else {
-            write!(f, "{}: {}", self.type_name, self.message)
-        }
+        stockade_wire::write_exception_line(f, &self.type_name, &self.message)
     }
 }
 
