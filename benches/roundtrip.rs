@@ -1,4 +1,5 @@
-//! Round-trip benchmark, every engine in one run: warm `1 + 1` feeds, host
+//! Round-trip benchmark, every engine in one run: warm feeds (the same
+//! snippet, and a new one each time), the worker's CPU per feed, host
 //! calls from a guest loop, cold session starts with every sandbox layer,
 //! pooled checkouts, the idle worker's memory and fib(25), with medians
 //! and p95 in microseconds, and CPython's own fib(25) outside stockade.
@@ -56,19 +57,72 @@ fn call_loop(engine: Interpreter, n: usize) -> String {
 }
 
 fn warm_round_trip(engine: Interpreter, iterations: usize) -> Vec<Duration> {
-    let mut session = Session::new(options(engine, SandboxMode::Require)).expect("session");
-    for _ in 0..1000 {
-        session.run("1 + 1").expect("warm-up");
-    }
-    (0..iterations)
-        .map(|_| {
+    round_trips(engine, iterations, |_| "1 + 1".to_owned())
+}
+
+/// As `warm_round_trip`, with a snippet the worker has not seen before in
+/// every feed (`1 + i`), so nothing compiled earlier can be reused.
+fn new_snippet_round_trip(engine: Interpreter, iterations: usize) -> Vec<Duration> {
+    round_trips(engine, iterations, |i| format!("1 + {i}"))
+}
+
+/// Sessions a round-trip measurement is spread over: where the scheduler
+/// puts a worker (beside the host's core or on it) decides which of two
+/// speeds its replies come at for the session's life, so one session's
+/// median is one draw.
+const SESSIONS: usize = 5;
+
+fn round_trips(
+    engine: Interpreter,
+    iterations: usize,
+    snippet: impl Fn(usize) -> String,
+) -> Vec<Duration> {
+    let per_session = iterations.div_ceil(SESSIONS);
+    let mut samples = Vec::with_capacity(iterations);
+    for _ in 0..SESSIONS {
+        let mut session = Session::new(options(engine, SandboxMode::Require)).expect("session");
+        for i in 0..200 {
+            session.run(&snippet(i)).expect("warm-up");
+        }
+        for i in 200..200 + per_session {
+            let code = snippet(i);
             let start = Instant::now();
-            let value = session.run("1 + 1").expect("run");
-            let elapsed = start.elapsed();
-            assert_eq!(value, Value::Int(2));
-            elapsed
+            let value = session.run(&code).expect("run");
+            samples.push(start.elapsed());
+            assert!(matches!(value, Value::Int(_)), "{value:?}");
+        }
+    }
+    samples
+}
+
+/// The worker's own CPU time (every thread, user and system) per warm feed
+/// of a new snippet (`1 + i`), one sample per session: the engine's cost
+/// without the scheduler's part in a round trip.
+fn worker_cpu_per_feed(engine: Interpreter, feeds: usize) -> Vec<Duration> {
+    (0..SESSIONS)
+        .map(|_| {
+            let mut session = Session::new(options(engine, SandboxMode::Require)).expect("session");
+            for i in 0..200 {
+                session.run(&format!("1 + {i}")).expect("warm-up");
+            }
+            let before = cpu_time(session.worker_pid());
+            for i in 200..200 + feeds {
+                session.run(&format!("1 + {i}")).expect("run");
+            }
+            (cpu_time(session.worker_pid()) - before) / feeds as u32
         })
         .collect()
+}
+
+/// CPU time of every thread of process `pid` so far, from schedstat.
+fn cpu_time(pid: u32) -> Duration {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).expect("the worker's threads");
+    let nanos: u64 = tasks
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
+        .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
+        .sum();
+    Duration::from_nanos(nanos)
 }
 
 fn host_call(engine: Interpreter, iterations: usize) -> Vec<Duration> {
@@ -211,11 +265,21 @@ fn main() {
     // Each measurement: its label, what takes the samples of one engine,
     // and how many samples.
     type Measure = fn(Interpreter, usize) -> Vec<Duration>;
-    let measurements: [(&str, Measure, usize); 5] = [
+    let measurements: [(&str, Measure, usize); 7] = [
         (
             "warm round trip (`1 + 1` feed)",
             warm_round_trip,
             500 * scale,
+        ),
+        (
+            "warm round trip, a new snippet each feed (`1 + i`)",
+            new_snippet_round_trip,
+            500 * scale,
+        ),
+        (
+            "worker CPU per warm feed of a new snippet",
+            worker_cpu_per_feed,
+            200 * scale,
         ),
         ("host call from a guest loop", host_call, 500 * scale),
         ("cold start + first `1 + 1` + close", cold_start, 5 * scale),

@@ -101,7 +101,11 @@ impl Clock {
             state.since = Some(Instant::now());
         }
         drop(state);
-        self.changed.notify_all();
+        // Only a timer thread waits on the condition, and only with a
+        // budget; waking no one would still cost a system call per feed.
+        if self.max.is_some() {
+            self.changed.notify_all();
+        }
     }
 
     /// Stops counting; returns whether it was running. The caller holds

@@ -148,6 +148,9 @@ impl CPythonEngine {
         py: Python<'_>,
         inputs: Vec<(String, stockade_wire::Value)>,
     ) -> Result<(), GuestException> {
+        if inputs.is_empty() {
+            return Ok(());
+        }
         let keyword = py.import("keyword").and_then(|k| k.getattr("iskeyword"));
         let globals = self.globals.bind(py);
         for (name, value) in inputs {

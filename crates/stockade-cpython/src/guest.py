@@ -26,7 +26,19 @@ _PyCF_ONLY_AST = 0x400
 #: are let go: a long session must not keep every snippet it ever ran).
 _SOURCES = {}
 _MAX_SOURCES = 1024
+#: The kept file names in a ring, oldest next: finding the oldest by
+#: iterating `_SOURCES` would step over every deleted slot before it.
+_KEPT = [None] * _MAX_SOURCES
+_next_kept = 0
 
+#: Recent short snippets, compiled: source -> (file name, statements,
+#: trailing expression, global reads). Hosts often run the same snippet
+#: again with other inputs (`process(row)`), and compiling is most of a
+#: short feed's cost. An entry lives while its file's source is kept, so
+#: a traceback through cached code still shows its lines.
+_COMPILED = {}
+_MAX_COMPILED = 128
+_MAX_COMPILED_SOURCE = 1000
 
 class Output(io.TextIOBase):
     """sys.stdout or sys.stderr: text goes to the host's print stream."""
@@ -101,15 +113,20 @@ def _reads_and_writes(code, reads, writes):
             _reads_and_writes(const, reads, writes)
 
 
-def free_names(body, last, namespace):
-    """The names a compiled feed reads as globals that are bound nowhere:
-    not in the session's globals, not among the builtins, and not bound by
-    the feed itself. The host is asked about these before the feed runs."""
+def global_reads(body, last):
+    """The global names a compiled feed reads that it does not bind itself."""
     reads, writes = set(), set()
     for code in (body, last):
         if code is not None:
             _reads_and_writes(code, reads, writes)
-    return sorted(name for name in reads - writes
+    return frozenset(reads - writes)
+
+
+def free_names(reads, namespace):
+    """Of a feed's global reads, the names bound nowhere: not in the
+    session's globals, not among the builtins. The host is asked about
+    these before the feed runs."""
+    return sorted(name for name in reads
                   if name not in namespace and name not in _BUILTINS)
 
 
@@ -309,32 +326,29 @@ def show_sources():
 
 
 def _keep_source(filename, source):
-    _SOURCES[filename] = source
+    global _next_kept
     linecache = sys.modules.get("linecache")
-    if linecache is not None:
-        _show(linecache, filename, source)
-    if len(_SOURCES) > _MAX_SOURCES:
-        oldest = next(iter(_SOURCES))
-        del _SOURCES[oldest]
+    oldest = _KEPT[_next_kept]
+    if oldest is not None:
+        oldest_source = _SOURCES.pop(oldest)
+        cached = _COMPILED.get(oldest_source)
+        if cached is not None and cached[0] == oldest:
+            del _COMPILED[oldest_source]
         if linecache is not None:
             linecache.cache.pop(oldest, None)
+    _KEPT[_next_kept] = filename
+    _next_kept = (_next_kept + 1) % _MAX_SOURCES
+    _SOURCES[filename] = source
+    if linecache is not None:
+        _show(linecache, filename, source)
 
 
-def compile_feed(source, filename, flags, namespace):
-    """Compiles a snippet as (statements or None, trailing expression or
-    None, the names it reads that nothing defines), and keeps its source
-    for tracebacks under `filename`."""
-    if not filename.startswith("<"):
-        _keep_source(filename, source)
+def _compile(source, filename, flags):
+    """(statements or None, trailing expression or None) for a snippet."""
     # A snippet that is one expression compiles as one, at a third of the
     # cost of the statements-and-expression split below.
     try:
-        last = compile(source, filename, "eval", flags=flags, dont_inherit=True)
-        # An expression that names nothing (`1 + 1`), and holds no code of
-        # its own (a lambda, a comprehension), needs no scan.
-        if not last.co_names and not any(hasattr(c, "co_code") for c in last.co_consts):
-            return None, last, ()
-        return None, last, free_names(None, last, namespace)
+        return None, compile(source, filename, "eval", flags=flags, dont_inherit=True)
     except SyntaxError:
         pass
     tree = compile(source, filename, "exec", flags=_PyCF_ONLY_AST | flags, dont_inherit=True)
@@ -344,7 +358,38 @@ def compile_feed(source, filename, flags, namespace):
     body = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
     if last is not None:
         last = compile(last, filename, "eval", flags=flags, dont_inherit=True)
-    return body, last, free_names(body, last, namespace)
+    return body, last
+
+
+def _names_nothing(code):
+    """Whether compiled code reads no names and holds no code of its own
+    (`1 + 1`, not a lambda or a comprehension): it needs no scan."""
+    return not code.co_names and not any(hasattr(c, "co_code") for c in code.co_consts)
+
+
+def compile_feed(source, filename, flags, namespace):
+    """Compiles a snippet as (statements or None, trailing expression or
+    None, the names it reads that nothing defines), and keeps its source
+    for tracebacks under `filename`. A short snippet compiled recently is
+    not compiled again: its code keeps the file name it was first run as,
+    whose source is the same text."""
+    cached = _COMPILED.get(source)
+    if cached is not None:
+        _, body, last, reads = cached
+        return body, last, free_names(reads, namespace) if reads else ()
+    kept = not filename.startswith("<")
+    if kept:
+        _keep_source(filename, source)
+    body, last = _compile(source, filename, flags)
+    if body is None and _names_nothing(last):
+        reads = frozenset()
+    else:
+        reads = global_reads(body, last)
+    if kept and len(source) <= _MAX_COMPILED_SOURCE:
+        if len(_COMPILED) >= _MAX_COMPILED:
+            _COMPILED.clear()
+        _COMPILED[source] = (filename, body, last, reads)
+    return body, last, free_names(reads, namespace) if reads else ()
 
 
 def feed_ended(message):

@@ -688,6 +688,68 @@ fn cpython_tracebacks_show_the_source_of_earlier_feeds() {
 }
 
 #[test]
+fn cpython_a_long_session_keeps_the_sources_of_its_last_1024_feeds() {
+    let mut session = Session::new(options()).expect("starts");
+    session
+        .run("def first():\n    raise ValueError('from the first feed')")
+        .unwrap();
+    // Distinct feeds: a repeated snippet is not compiled or kept again.
+    for i in 0..1024 {
+        session.run(&format!("{i}")).unwrap();
+    }
+    session
+        .run("def recent():\n    raise ValueError('from a recent feed')")
+        .unwrap();
+    let old = guest_error(session.run("first()"));
+    assert!(
+        old.traceback.contains("line 2, in first"),
+        "{}",
+        old.traceback
+    );
+    assert!(
+        !old.traceback
+            .contains("raise ValueError('from the first feed')"),
+        "the first feed's source is still kept: {}",
+        old.traceback
+    );
+    let recent = guest_error(session.run("recent()"));
+    assert!(
+        recent
+            .traceback
+            .contains("raise ValueError('from a recent feed')"),
+        "{}",
+        recent.traceback
+    );
+}
+
+#[test]
+fn cpython_a_repeated_snippet_runs_again_with_new_inputs_and_names() {
+    let mut session = Session::new(options()).expect("starts");
+    session.register_function("scale", |args| match args.get(0) {
+        Some(Value::Int(i)) => Ok(Value::Int(i * 10)),
+        _ => Err(stockade::HostError::type_error("scale() takes an int")),
+    });
+    let snippet = "total = globals().get('total', 0) + scale(x)\ntotal";
+    let run = |session: &mut Session, x: Value| {
+        session.run_with_inputs(snippet, vec![("x".to_owned(), x)])
+    };
+    for (x, total) in [(1, 10), (2, 30), (3, 60)] {
+        assert_eq!(
+            run(&mut session, Value::Int(x)).unwrap(),
+            Value::Int(total),
+            "x = {x}"
+        );
+    }
+    // A name the repeated snippet reads is asked of the host again once
+    // the guest has deleted it.
+    session.run("del scale").unwrap();
+    assert_eq!(run(&mut session, Value::Int(4)).unwrap(), Value::Int(100));
+    // A failure in the repeated code still shows its line.
+    let err = guest_error(run(&mut session, Value::Str("four".into())));
+    assert!(err.traceback.contains("scale(x)"), "{}", err.traceback);
+}
+
+#[test]
 fn cpython_forked_and_spawned_workers_see_the_same_world() {
     let probe = "import time, os, sys\n\
         try:\n    import ssl\n    ssl_loads = True\nexcept ImportError:\n    ssl_loads = False\n\
