@@ -330,7 +330,7 @@ def _keep_source(filename, source):
     linecache = sys.modules.get("linecache")
     oldest = _KEPT[_next_kept]
     if oldest is not None:
-        oldest_source = _SOURCES.pop(oldest)
+        oldest_source = _SOURCES.pop(oldest, None)
         cached = _COMPILED.get(oldest_source)
         if cached is not None and cached[0] == oldest:
             del _COMPILED[oldest_source]
