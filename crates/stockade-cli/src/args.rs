@@ -117,9 +117,12 @@ impl SessionArgs {
     /// The session options these flags give for `language`; one session
     /// per process, so no spare worker.
     pub fn options(&self, language: Language) -> SessionOptions {
+        let mut javascript = self.javascript.options();
+        // The command shows a JavaScript result as Node's REPL does.
+        javascript.inspect_results = language == Language::JavaScript;
         let mut options = SessionOptions::new(language)
             .spare(false)
-            .javascript(self.javascript.options())
+            .javascript(javascript)
             .sandbox(self.sandbox)
             .request_timeout(self.timeout)
             .max_memory(self.max_memory)
@@ -179,6 +182,7 @@ impl JavaScriptArgs {
             }),
             random_seed: self.random_seed,
             modules: self.modules.clone(),
+            inspect_results: false,
         }
     }
 }

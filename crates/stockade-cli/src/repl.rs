@@ -120,7 +120,8 @@ pub fn repl(args: ReplArgs) -> i32 {
             continue;
         }
         match session.run(&code) {
-            Ok(Value::None | Value::Undefined) => {}
+            // Python's REPL shows nothing for None; Node's shows undefined.
+            Ok(Value::None) if language == Language::Python => {}
             Ok(value) => println!("{value}"),
             Err(err @ (Error::Guest(_) | Error::Syntax(_) | Error::Conversion(_))) => {
                 exit::report(&err);

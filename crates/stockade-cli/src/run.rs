@@ -86,7 +86,8 @@ pub fn run(args: RunArgs) -> i32 {
         }
     }
     match session.run(&source) {
-        Ok(Value::None) => exit::OK,
+        // None, and JavaScript's undefined, are no result to show.
+        Ok(Value::None | Value::Undefined) => exit::OK,
         Ok(value) => {
             println!("{value}");
             exit::OK

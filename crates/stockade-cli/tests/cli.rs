@@ -161,6 +161,14 @@ fn bad_input_files_exit_2_and_name_the_problem() {
 }
 
 #[test]
+fn a_javascript_script_ending_in_a_statement_prints_no_undefined() {
+    let path = script("statement.js", b"console.log(1);\nconst x = 2;");
+    let output = stockade(&["run", path.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "1\n");
+}
+
+#[test]
 fn a_javascript_file_runs() {
     let path = script(
         "guest.js",
@@ -168,7 +176,8 @@ fn a_javascript_file_runs() {
     );
     let output = stockade(&["run", path.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    assert_eq!(stdout(&output), "from js\n[2, 4, 6]\n");
+    // The result as Node's REPL shows it.
+    assert_eq!(stdout(&output), "from js\n[ 2, 4, 6 ]\n");
     let failing = script("fail.js", b"throw new TypeError('bad input')");
     let output = stockade(&["run", failing.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(1));
@@ -349,7 +358,7 @@ fn javascript_flags_shape_the_guest_and_preload_runs_first() {
         guest.to_str().unwrap(),
     ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    assert_eq!(stdout(&output), "[42, 86400000, False, 'function', 6]\n");
+    assert_eq!(stdout(&output), "[ 42, 86400000, false, 'function', 6 ]\n");
     let eval = script("eval.js", b"eval('1')");
     let output = stockade(&["run", "--strict-eval", eval.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(1));
@@ -426,7 +435,8 @@ fn repl_keeps_state_prints_results_and_survives_guest_errors() {
         "function f(x) {\n  return x * 2;\n}\nf(21)\nthrow new Error('bad')\n[1, 2]\n",
     );
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    assert_eq!(stdout(&output), "42\n[1, 2]\n");
+    // As in Node's REPL, a declaration shows undefined.
+    assert_eq!(stdout(&output), "undefined\n42\n[ 1, 2 ]\n");
     assert!(stderr(&output).contains("Error: bad"));
 }
 

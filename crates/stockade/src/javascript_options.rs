@@ -29,6 +29,10 @@ pub struct JavaScriptOptions {
     /// atob/btoa, structuredClone, EventTarget, AbortController, Blob.
     /// Default: off.
     pub web_polyfills: bool,
+    /// A run's result, unless undefined, comes back as `Value::Repr` of the
+    /// text Node's `util.inspect` gives it, as Node's REPL shows it (the
+    /// CLI's choice); structured values are lost. Default: off.
+    pub inspect_results: bool,
     /// Date.now() and `new Date()` always give this instant. Default: the real clock.
     pub frozen_clock: Option<SystemTime>,
     /// Math.random is a generator seeded with this. Default: unpredictable.
@@ -93,6 +97,7 @@ impl JavaScriptOptions {
             max_stack_bytes: self.max_stack_bytes.unwrap_or(0),
             strict_eval: self.strict_eval,
             web_polyfills: self.web_polyfills,
+            inspect_results: self.inspect_results,
             frozen_clock_ms: self.frozen_clock_ms()?,
             random_seed: self.random_seed,
             modules: self.modules.clone(),

@@ -60,6 +60,7 @@ pub const SESSION_OPTIONS: &[&str] = &[
     "max_stack_bytes",
     "strict_eval",
     "web_polyfills",
+    "inspect_results",
     "frozen_clock",
     "random_seed",
     "modules",
@@ -188,6 +189,7 @@ impl SessionOptions {
             "max_stack_bytes" => js.max_stack_bytes = Some(v.count()?),
             "strict_eval" => js.strict_eval = v.flag()?,
             "web_polyfills" => js.web_polyfills = v.flag()?,
+            "inspect_results" => js.inspect_results = v.flag()?,
             "frozen_clock" => js.frozen_clock = Some(v.instant()?),
             "random_seed" => js.random_seed = Some(v.count()?),
             "modules" => match v.value {
@@ -247,9 +249,8 @@ mod tests {
                 "engine" => OptionValue::Str("quickjs".into()),
                 "site_packages" => OptionValue::List(vec!["/usr".into()]),
                 "sandbox" => OptionValue::Str("require".into()),
-                "redact_host_errors" | "spare" | "strict_eval" | "web_polyfills" => {
-                    OptionValue::Bool(true)
-                }
+                "redact_host_errors" | "spare" | "strict_eval" | "web_polyfills"
+                | "inspect_results" => OptionValue::Bool(true),
                 "modules" => OptionValue::Map(vec![("m".into(), "export default 1".into())]),
                 "frozen_clock" => OptionValue::Float(-1.5),
                 _ => OptionValue::Int(100_000),

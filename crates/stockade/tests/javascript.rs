@@ -159,7 +159,7 @@ fn console_output_goes_to_the_print_stream_in_order() {
     assert_eq!(
         events,
         vec![
-            (PrintStream::Stdout, "a 1 {\"b\":2}\n".to_owned()),
+            (PrintStream::Stdout, "a 1 { b: 2 }\n".to_owned()),
             (PrintStream::Stderr, "oops\n".to_owned()),
             (PrintStream::Stdout, "c\n".to_owned()),
         ]

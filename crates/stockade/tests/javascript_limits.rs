@@ -249,10 +249,12 @@ fn out_of_time(result: Result<Value, Error>) {
 }
 
 #[test]
-fn getters_and_to_string_in_a_result_run_under_max_duration() {
+fn getters_and_inspect_hooks_in_a_result_run_under_max_duration() {
     for code in [
         "({ get spin() { while (true) {} } })",
-        "const f = () => 1; f.toString = () => { while (true) {} }; [f]",
+        // A function crosses as the text util.inspect gives it, which runs
+        // the guest's own inspect hook.
+        "const f = () => 1; f[Symbol.for('nodejs.util.inspect.custom')] = () => { while (true) {} }; [f]",
         "new Map([[1, { get spin() { while (true) {} } }]])",
         "const m = new Map([[1, 2]]); m.entries = function* () { while (true) yield [1, 2]; }; m",
     ] {

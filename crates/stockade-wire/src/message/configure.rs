@@ -123,6 +123,9 @@ pub struct JavaScriptConfig {
     pub strict_eval: bool,
     /// Install the project's web polyfills (timers on virtual time, TextEncoder...).
     pub web_polyfills: bool,
+    /// A feed's result, unless undefined, comes back as the text Node's
+    /// util.inspect gives it (a Repr), as Node's REPL shows it.
+    pub inspect_results: bool,
     /// Date.now and new Date() always give this instant (ms since the epoch).
     pub frozen_clock_ms: Option<i64>,
     /// Math.random is a generator seeded with this.
@@ -133,6 +136,7 @@ pub struct JavaScriptConfig {
 
 const FLAG_STRICT_EVAL: u8 = 1;
 const FLAG_WEB_POLYFILLS: u8 = 2;
+const FLAG_INSPECT_RESULTS: u8 = 4;
 
 /// Writes Configure's engine, sandbox mode and limits (between the package
 /// version and the engine's own configuration, which `write_engine_config`
@@ -216,6 +220,9 @@ fn write_javascript_config(w: &mut Writer, c: &JavaScriptConfig) -> Result<(), E
     if c.web_polyfills {
         flags |= FLAG_WEB_POLYFILLS;
     }
+    if c.inspect_results {
+        flags |= FLAG_INSPECT_RESULTS;
+    }
     w.u8(flags);
     if let Some(ms) = c.frozen_clock_ms
         && !(-MAX_CLOCK_MS..=MAX_CLOCK_MS).contains(&ms)
@@ -237,7 +244,8 @@ fn read_javascript_config(r: &mut Reader<'_>) -> Result<JavaScriptConfig, Decode
     let max_buffer_bytes = r.opt_u64()?;
     let max_stack_bytes = r.u32()?;
     let flags = r.code("javascript flags", |flags| {
-        (flags & !(FLAG_STRICT_EVAL | FLAG_WEB_POLYFILLS) == 0).then_some(flags)
+        (flags & !(FLAG_STRICT_EVAL | FLAG_WEB_POLYFILLS | FLAG_INSPECT_RESULTS) == 0)
+            .then_some(flags)
     })?;
     let at = r.position();
     let frozen_clock_ms = r.opt_i64()?;
@@ -260,6 +268,7 @@ fn read_javascript_config(r: &mut Reader<'_>) -> Result<JavaScriptConfig, Decode
         max_stack_bytes,
         strict_eval: flags & FLAG_STRICT_EVAL != 0,
         web_polyfills: flags & FLAG_WEB_POLYFILLS != 0,
+        inspect_results: flags & FLAG_INSPECT_RESULTS != 0,
         frozen_clock_ms,
         random_seed,
         modules,

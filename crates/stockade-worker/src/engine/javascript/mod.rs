@@ -22,7 +22,7 @@ use stockade_wire::{
 use self::bridge::{Bridge, host_function};
 use self::heap::{HeapMeter, MeteredAllocator};
 use self::modules::HostModules;
-use self::values::{Refused, from_wire, show, to_wire};
+use self::values::{Inspector, Refused, from_wire, inspected, show, to_wire};
 use stockade_worker_core::engine::{Closed, Engine, Feed, SharedLink, micros};
 
 /// Native stack the interpreter may use before it throws a RangeError,
@@ -33,6 +33,10 @@ const MAX_TIMER_CALLBACKS: u32 = 100_000;
 
 const BUFFERS: &str = include_str!("js/buffers.js");
 const PRELUDE: &str = include_str!("js/prelude.js");
+const CONSOLE: &str = include_str!("js/console.js");
+/// Node's util.inspect (third_party/node-inspect-extracted) as a module,
+/// compiled to this QuickJS's bytecode by build.rs (js/inspect_module.js).
+static INSPECT_BYTECODE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/inspect.qjsbc"));
 const POLYFILLS: &str = include_str!("js/polyfills.js");
 const CLOCK: &str = include_str!("js/clock.js");
 const RANDOM: &str = include_str!("js/random.js");
@@ -56,6 +60,8 @@ pub struct JavaScriptEngine {
     // Field order matters: values saved outside the context drop first,
     // then the context, then its runtime.
     timers: Option<Persistent<Object<'static>>>,
+    /// Results come back as their util.inspect text.
+    inspect_results: bool,
     context: Context,
     _runtime: Runtime,
     bridge: Rc<Bridge>,
@@ -87,6 +93,38 @@ where
             show(ctx, &thrown, &|| false)
         )
     })
+}
+
+/// A result's util.inspect text, when the session asked for results so
+/// (and the result is not undefined, which stays the value it is).
+fn inspected_result<'js>(
+    engine: &JavaScriptEngine,
+    ctx: &Ctx<'js>,
+    value: &JsValue<'js>,
+) -> Option<String> {
+    if !engine.inspect_results || value.is_undefined() {
+        return None;
+    }
+    inspected(ctx, value)
+}
+
+/// Loads Node's util.inspect, once a guest's console needs it.
+fn load_inspect<'js>(ctx: Ctx<'js>) -> rquickjs::Result<Object<'js>> {
+    // SAFETY: the bytes are bytecode this build's own QuickJS wrote, from
+    // our own module source (build.rs), and live as long as the program.
+    let module = unsafe { Module::load(ctx.clone(), INSPECT_BYTECODE) }?;
+    let (module, evaluated) = module.eval()?;
+    // The module does not await: it has run. Driving the job queue here
+    // would run the guest's own pending jobs in the middle of a log call.
+    match evaluated.result::<JsValue>() {
+        Some(Ok(_)) => module.namespace()?.get("default"),
+        Some(Err(err)) => Err(err),
+        None => Err(rquickjs::Error::new_from_js_message(
+            "module",
+            "util.inspect",
+            "the inspect module did not finish loading",
+        )),
+    }
 }
 
 /// Whether a snippet has a top-level import or export statement, and so
@@ -144,7 +182,13 @@ impl JavaScriptEngine {
                 }
             })
             .map_err(|err| err.to_string())?;
-            run_script::<_, ()>(&ctx, "prelude", PRELUDE, (print,))?;
+            run_script::<_, ()>(&ctx, "prelude", PRELUDE, ())?;
+            let load_inspect =
+                Function::new(ctx.clone(), load_inspect).map_err(|err| err.to_string())?;
+            let inspector: Function = run_script(&ctx, "console", CONSOLE, (print, load_inspect))?;
+            if ctx.store_userdata(Inspector(inspector)).is_err() {
+                return Err("cannot keep the console's inspector".into());
+            }
             let timers = if config.web_polyfills {
                 let driver: Object =
                     run_script(&ctx, "polyfills", POLYFILLS, (MAX_TIMER_CALLBACKS,))?;
@@ -166,6 +210,7 @@ impl JavaScriptEngine {
         })?;
         Ok(Self {
             timers,
+            inspect_results: config.inspect_results,
             context,
             _runtime: runtime,
             bridge,
@@ -286,13 +331,19 @@ impl JavaScriptEngine {
             return Ok(value);
         };
         let settled = self.settle(ctx, promise)?;
-        if asynchronous {
-            return Ok(settled
-                .as_object()
-                .and_then(|wrapper| wrapper.get::<_, JsValue>("value").ok())
-                .unwrap_or(settled));
+        if !asynchronous {
+            return Ok(settled);
         }
-        Ok(settled)
+        // The async evaluation's completion is `{ value }`; a final promise
+        // in it is awaited too, as a script's would be.
+        let value = settled
+            .as_object()
+            .and_then(|wrapper| wrapper.get::<_, JsValue>("value").ok())
+            .unwrap_or(settled);
+        match value.as_promise() {
+            Some(promise) => self.settle(ctx, promise),
+            None => Ok(value),
+        }
     }
     /// The reply for a feed a limit or the host ended, if one did: such an
     /// end stands whatever the guest did after it.
@@ -456,7 +507,11 @@ impl Engine for JavaScriptEngine {
             // The clock runs on while the result (or what was thrown) is
             // converted: getters, toString and iterators in it are guest code.
             let stop = || self.bridge.must_stop();
-            let reply = match settled.map(|value| to_wire(&ctx, &value, &stop)) {
+            let converted = settled.map(|value| match inspected_result(self, &ctx, &value) {
+                Some(text) => Ok(stockade_wire::Value::Repr(text)),
+                None => to_wire(&ctx, &value, &stop),
+            });
+            let reply = match converted {
                 Ok(Ok(value)) => Response::Complete {
                     elapsed_us: self.bridge.elapsed_us(),
                     value,

@@ -1,7 +1,9 @@
 //! Conversions between wire values and QuickJS values.
 
 use num_bigint::BigInt;
-use rquickjs::{Array, ArrayBuffer, Ctx, Function, Object, Type, Value as JsValue, qjs};
+use rquickjs::{
+    Array, ArrayBuffer, Ctx, Function, JsLifetime, Object, Type, Value as JsValue, qjs,
+};
 use stockade_wire::{Date, DateTime, GuestException, Time, Value};
 
 /// Deepest JavaScript value converted; past it a value crosses as a repr,
@@ -59,12 +61,41 @@ fn innermost<'js>(proxy: &rquickjs::Proxy<'js>) -> Result<JsValue<'js>, Refused>
     )))
 }
 
+/// The console's loader of Node's util.inspect, kept with the context
+/// (as its userdata), so that a value shown as text reads as `console.log`
+/// shows it.
+pub struct Inspector<'js>(pub Function<'js>);
+
+// SAFETY: `Inspector` holds nothing but a `Function<'js>`, so changing its
+// lifetime is changing the function's, which rquickjs declares the same way.
+unsafe impl<'js> JsLifetime<'js> for Inspector<'js> {
+    type Changed<'to> = Inspector<'to>;
+}
+
+/// `value` as Node's `util.inspect` shows it, if the inspector is there
+/// and does not fail (it runs the guest's own inspect hooks and getters).
+pub fn inspected<'js>(ctx: &Ctx<'js>, value: &JsValue<'js>) -> Option<String> {
+    let loader = ctx.userdata::<Inspector>()?.0.clone();
+    let text = loader
+        .call::<_, Object>(())
+        .and_then(|util| util.get::<_, Function>("inspect"))
+        .and_then(|inspect| inspect.call::<_, String>((value.clone(),)));
+    match text {
+        Ok(text) => Some(text),
+        Err(_) => {
+            let _ = ctx.catch();
+            None
+        }
+    }
+}
+
 fn repr<'js>(ctx: &Ctx<'js>, value: &JsValue<'js>) -> Value {
-    let text = ctx
-        .globals()
-        .get::<_, Function>("String")
-        .and_then(|string| string.call::<_, String>((value.clone(),)))
-        .unwrap_or_else(|_| format!("<{}>", value.type_name()));
+    let text = inspected(ctx, value).unwrap_or_else(|| {
+        ctx.globals()
+            .get::<_, Function>("String")
+            .and_then(|string| string.call::<_, String>((value.clone(),)))
+            .unwrap_or_else(|_| format!("<{}>", value.type_name()))
+    });
     Value::Repr(text)
 }
 
