@@ -150,13 +150,28 @@ fn host_call(engine: Interpreter, iterations: usize) -> Vec<Duration> {
 
 /// A new worker with every layer (`require`), its first `1 + 1`, its end.
 fn cold_start(engine: Interpreter, iterations: usize) -> Vec<Duration> {
+    cold_runs(engine, iterations, "1 + 1")
+}
+
+/// As `cold_start`, with the first thing the guest does printing a small
+/// object: on QuickJS that loads Node's util.inspect.
+fn cold_print(engine: Interpreter, iterations: usize) -> Vec<Duration> {
+    let code = match engine.language() {
+        Language::Python => "print({'a': [1, 2]})",
+        Language::JavaScript => "console.log({ a: [1, 2] })",
+    };
+    cold_runs(engine, iterations, code)
+}
+
+fn cold_runs(engine: Interpreter, iterations: usize, code: &str) -> Vec<Duration> {
     // The first start pays for checking the interpreter once per process.
     drop(Session::new(options(engine, SandboxMode::Require)).expect("session"));
     (0..iterations)
         .map(|_| {
             let start = Instant::now();
             let mut session = Session::new(options(engine, SandboxMode::Require)).expect("session");
-            session.run("1 + 1").expect("run");
+            session.on_print(|_, _| {});
+            session.run(code).expect("run");
             drop(session);
             start.elapsed()
         })
@@ -265,7 +280,7 @@ fn main() {
     // Each measurement: its label, what takes the samples of one engine,
     // and how many samples.
     type Measure = fn(Interpreter, usize) -> Vec<Duration>;
-    let measurements: [(&str, Measure, usize); 7] = [
+    let measurements: [(&str, Measure, usize); 8] = [
         (
             "warm round trip (`1 + 1` feed)",
             warm_round_trip,
@@ -283,6 +298,11 @@ fn main() {
         ),
         ("host call from a guest loop", host_call, 500 * scale),
         ("cold start + first `1 + 1` + close", cold_start, 5 * scale),
+        (
+            "cold start + first print of an object + close",
+            cold_print,
+            5 * scale,
+        ),
         ("pooled checkout + first `1 + 1` + close", pooled, 5 * scale),
         ("fib(25)", fib, (scale / 2).max(3)),
     ];

@@ -33,10 +33,11 @@ const MAX_TIMER_CALLBACKS: u32 = 100_000;
 
 const BUFFERS: &str = include_str!("js/buffers.js");
 const PRELUDE: &str = include_str!("js/prelude.js");
-const CONSOLE: &str = include_str!("js/console.js");
 /// Node's util.inspect (third_party/node-inspect-extracted) as a module,
 /// compiled to this QuickJS's bytecode by build.rs (js/inspect_module.js).
 static INSPECT_BYTECODE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/inspect.qjsbc"));
+/// The guest's console (js/console.js), compiled by build.rs.
+static CONSOLE_BYTECODE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/console.qjsbc"));
 const POLYFILLS: &str = include_str!("js/polyfills.js");
 const CLOCK: &str = include_str!("js/clock.js");
 const RANDOM: &str = include_str!("js/random.js");
@@ -111,18 +112,31 @@ fn inspected_result<'js>(
 /// Loads Node's util.inspect, once a guest's console needs it.
 fn load_inspect<'js>(ctx: Ctx<'js>) -> rquickjs::Result<Object<'js>> {
     // SAFETY: the bytes are bytecode this build's own QuickJS wrote, from
-    // our own module source (build.rs), and live as long as the program.
-    let module = unsafe { Module::load(ctx.clone(), INSPECT_BYTECODE) }?;
+    // our own module source (build.rs).
+    unsafe { load_module(&ctx, INSPECT_BYTECODE) }
+}
+
+/// The default export of a bundled module, from its bytecode.
+///
+/// # Safety
+/// `bytecode` must be what build.rs wrote with this build's QuickJS.
+unsafe fn load_module<'js, T: rquickjs::FromJs<'js>>(
+    ctx: &Ctx<'js>,
+    bytecode: &'static [u8],
+) -> rquickjs::Result<T> {
+    // SAFETY: as the caller promises; the bytes are static, as QuickJS's
+    // read-only loading needs.
+    let module = unsafe { Module::load(ctx.clone(), bytecode) }?;
     let (module, evaluated) = module.eval()?;
-    // The module does not await: it has run. Driving the job queue here
+    // The modules do not await: they have run. Driving the job queue here
     // would run the guest's own pending jobs in the middle of a log call.
     match evaluated.result::<JsValue>() {
         Some(Ok(_)) => module.namespace()?.get("default"),
         Some(Err(err)) => Err(err),
         None => Err(rquickjs::Error::new_from_js_message(
             "module",
-            "util.inspect",
-            "the inspect module did not finish loading",
+            "value",
+            "a bundled module did not finish loading",
         )),
     }
 }
@@ -185,7 +199,16 @@ impl JavaScriptEngine {
             run_script::<_, ()>(&ctx, "prelude", PRELUDE, ())?;
             let load_inspect =
                 Function::new(ctx.clone(), load_inspect).map_err(|err| err.to_string())?;
-            let inspector: Function = run_script(&ctx, "console", CONSOLE, (print, load_inspect))?;
+            // SAFETY: build.rs wrote these bytes with this build's QuickJS.
+            let install: Function = unsafe { load_module(&ctx, CONSOLE_BYTECODE) }
+                .map_err(|err| format!("cannot load the console: {err}"))?;
+            let inspector: Function = install.call((print, load_inspect)).map_err(|err| {
+                let thrown = ctx.catch();
+                format!(
+                    "the console failed: {err}: {}",
+                    show(&ctx, &thrown, &|| false)
+                )
+            })?;
             if ctx.store_userdata(Inspector(inspector)).is_err() {
                 return Err("cannot keep the console's inspector".into());
             }

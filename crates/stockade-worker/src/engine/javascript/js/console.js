@@ -1,11 +1,12 @@
 // The guest's console, shaped as Node's: a plain, writable object whose
 // methods format their arguments as Node's util.format and util.inspect
-// do. Evaluates to a function the worker calls once, with the native print
-// function and a loader for Node's inspect (third_party/
-// node-inspect-extracted), which is evaluated only when something other
-// than plain primitives is printed. Returns the loader's memoised form, so
-// the worker can show results with the same inspect.
-(print, loadInspect) => {
+// do. A module (build.rs compiles it to bytecode) whose default export the
+// worker calls once, with the native print function and a loader for
+// Node's inspect (third_party/node-inspect-extracted), which is loaded
+// only when something other than plain primitives is printed. Returns the
+// loader's memoised form, so the worker can show results with the same
+// inspect.
+export default function installConsole(print, loadInspect) {
   let util;
   const inspector = () => {
     if (util === undefined) util = loadInspect();
