@@ -15,13 +15,7 @@ const LISTED: &[&str] = &[
     "14_error_handling",
     "21_bigint_math",
     "57_intl_thousands",
-    "58_intl_currency_percent",
     "59_intl_dates",
-    "60_intl_plural_rules",
-    "61_intl_relative_time",
-    "62_intl_list_format",
-    "63_locale_compare_mixed_case",
-    "64_intl_collator_de",
 ];
 
 fn corpus() -> Vec<PathBuf> {

@@ -5,6 +5,7 @@
 
 mod bridge;
 mod heap;
+mod intl;
 mod modules;
 mod values;
 
@@ -38,6 +39,9 @@ const PRELUDE: &str = include_str!("js/prelude.js");
 static INSPECT_BYTECODE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/inspect.qjsbc"));
 /// The guest's console (js/console.js), compiled by build.rs.
 static CONSOLE_BYTECODE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/console.qjsbc"));
+const INTL_BOOT: &str = include_str!("js/intl_boot.js");
+/// The guest's Intl (js/intl.js, on the natives of `intl/`), compiled by build.rs.
+static INTL_BYTECODE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/intl.qjsbc"));
 const POLYFILLS: &str = include_str!("js/polyfills.js");
 const CLOCK: &str = include_str!("js/clock.js");
 const RANDOM: &str = include_str!("js/random.js");
@@ -114,6 +118,14 @@ fn load_inspect<'js>(ctx: Ctx<'js>) -> rquickjs::Result<Object<'js>> {
     // SAFETY: the bytes are bytecode this build's own QuickJS wrote, from
     // our own module source (build.rs).
     unsafe { load_module(&ctx, INSPECT_BYTECODE) }
+}
+
+/// Installs Intl (js/intl.js on the natives of `intl/`), the first time a
+/// guest touches it.
+fn load_intl(ctx: Ctx<'_>) -> rquickjs::Result<()> {
+    // SAFETY: build.rs wrote these bytes with this build's QuickJS.
+    let install: Function = unsafe { load_module(&ctx, INTL_BYTECODE) }?;
+    install.call((intl::natives(&ctx)?,))
 }
 
 /// The default export of a bundled module, from its bytecode.
@@ -212,6 +224,8 @@ impl JavaScriptEngine {
             if ctx.store_userdata(Inspector(inspector)).is_err() {
                 return Err("cannot keep the console's inspector".into());
             }
+            let load_intl = Function::new(ctx.clone(), load_intl).map_err(|err| err.to_string())?;
+            run_script::<_, ()>(&ctx, "Intl boot", INTL_BOOT, (load_intl,))?;
             let timers = if config.web_polyfills {
                 let driver: Object =
                     run_script(&ctx, "polyfills", POLYFILLS, (MAX_TIMER_CALLBACKS,))?;

@@ -390,12 +390,13 @@
 
 
   // --- Intl (English, UTC) ----------------------------------------------
-  // QuickJS has no Intl. This is a small one: the en-US locale and the UTC
-  // time zone only, enough for libraries that ask for the system locale
-  // and zone, and for common number, date, plural, list and relative-time
-  // formatting. Another locale falls back to en-US, as engines do for a
-  // locale they lack; another time zone is a RangeError.
-  if (typeof globalThis.Intl === 'undefined') {
+  // Every worker has Intl's NumberFormat, PluralRules, ListFormat and
+  // Collator on real locale data (js/intl.js). This fills in what that one
+  // still lacks, small: the en-US locale and the UTC time zone only, for
+  // date and relative-time formatting and Intl.Locale. Another locale
+  // falls back to en-US, as engines do for a locale they lack; another
+  // time zone is a RangeError.
+  {
     const LOCALE = 'en-US';
     const locales = () => [LOCALE];
     const zoneOf = (zone) => {
@@ -593,10 +594,19 @@
       getWeekInfo() { return { firstDay: 7, weekend: [6, 7], minimalDays: 1 }; }
       get weekInfo() { return this.getWeekInfo(); }
     }
-    define('Intl', Object.freeze({
+    const small = {
       NumberFormat, DateTimeFormat, PluralRules, ListFormat, RelativeTimeFormat, Collator,
       Locale, getCanonicalLocales: locales, supportedValuesOf: () => [],
-    }));
+    };
+    if (typeof globalThis.Intl === 'undefined') {
+      define('Intl', Object.freeze(small));
+    } else {
+      for (const [name, value] of Object.entries(small)) {
+        if (!(name in globalThis.Intl)) {
+          Object.defineProperty(globalThis.Intl, name, { value, writable: true, configurable: true });
+        }
+      }
+    }
   }
 
   // --- Blob -------------------------------------------------------------

@@ -1,0 +1,57 @@
+//! Intl for JavaScript guests, on ICU4X's compiled locale data (CLDR, every
+//! locale): the natives that `js/intl.js` builds ECMA-402's constructors
+//! and the `toLocaleString` and `localeCompare` methods on. The script
+//! resolves options and defaults as ECMA-402 says; these do the
+//! locale-dependent work.
+
+mod collate;
+mod list;
+mod number;
+mod plural;
+mod relative;
+
+use icu_locale_core::Locale;
+use rquickjs::{Ctx, Exception, Function, Object};
+
+/// The locale a guest gets when it names none (Node's default here).
+const DEFAULT_LOCALE: &str = "en-US";
+
+/// The object of natives `js/intl.js` receives.
+pub fn natives<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
+    let natives = Object::new(ctx.clone())?;
+    natives.set("defaultLocale", DEFAULT_LOCALE)?;
+    natives.set(
+        "canonicalLocale",
+        Function::new(ctx.clone(), |ctx: Ctx<'js>, tag: String| {
+            locale(&ctx, &tag).map(|locale| locale.to_string())
+        })?,
+    )?;
+    natives.set("formatNumber", Function::new(ctx.clone(), number::format)?)?;
+    natives.set(
+        "pluralCategory",
+        Function::new(ctx.clone(), plural::category)?,
+    )?;
+    natives.set("formatList", Function::new(ctx.clone(), list::format)?)?;
+    natives.set("compare", Function::new(ctx.clone(), collate::compare)?)?;
+    natives.set(
+        "formatRelative",
+        Function::new(ctx.clone(), relative::format)?,
+    )?;
+    Ok(natives)
+}
+
+/// `tag` as a locale, or the RangeError ECMA-402 gives a malformed one.
+fn locale(ctx: &Ctx<'_>, tag: &str) -> rquickjs::Result<Locale> {
+    Locale::try_from_str(tag).map_err(|_| {
+        Exception::throw_range(
+            ctx,
+            &format!("Incorrect locale information provided: {tag}"),
+        )
+    })
+}
+
+/// A RangeError for a failure of the locale data (which the compiled data
+/// should never have).
+fn data_error(ctx: &Ctx<'_>, what: &str, err: impl std::fmt::Display) -> rquickjs::Error {
+    Exception::throw_range(ctx, &format!("{what}: {err}"))
+}

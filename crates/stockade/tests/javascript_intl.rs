@@ -1,0 +1,111 @@
+//! Intl for JavaScript guests, on real locale data, without any option:
+//! numbers, currencies, plurals, lists, relative times and collation in
+//! several locales print what Node 20 prints (the expected values are
+//! Node's for the same code), and bad input is the error Node gives.
+
+use stockade::{Error, JavaScriptOptions, Language, Session, SessionOptions, Value};
+
+fn js(options: JavaScriptOptions) -> Session {
+    Session::new(SessionOptions::new(Language::JavaScript).javascript(options))
+        .expect("a JavaScript session starts")
+}
+
+/// The strings a snippet's JSON array result holds.
+fn strings(session: &mut Session, code: &str) -> String {
+    match session.run(&format!("JSON.stringify({code})")).unwrap() {
+        Value::Str(text) => text,
+        other => panic!("expected a string, got {other:?}"),
+    }
+}
+
+#[test]
+fn intl_formats_numbers_plurals_lists_relative_times_and_collates_by_default() {
+    let mut session = js(JavaScriptOptions::default());
+    let code = "[
+        new Intl.NumberFormat('de-DE', { style: 'percent' }).format(0.256),
+        (1234567.891).toLocaleString('fr-FR'),
+        (1234567.891).toLocaleString('es-ES'),
+        (1234567.891).toLocaleString('ja-JP'),
+        (1234567.891).toLocaleString('zh-CN'),
+        (1234.5).toLocaleString('en-GB', { style: 'currency', currency: 'GBP' }),
+        new Intl.NumberFormat('fr-FR', { style: 'currency', currency: 'EUR' }).format(-1234.5),
+        new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', currencySign: 'accounting' }).format(-5),
+        new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: 0 }).format(1999.5),
+        new Intl.RelativeTimeFormat('en', { numeric: 'auto' }).format(-1, 'day'),
+        new Intl.RelativeTimeFormat('de', { style: 'short' }).format(3, 'hours'),
+        new Intl.RelativeTimeFormat('fr').format(-2, 'month'),
+        new Intl.PluralRules('fr').select(1.5),
+        new Intl.PluralRules('en', { type: 'ordinal' }).resolvedOptions().pluralCategories,
+        new Intl.ListFormat('ja').format(['a', 'b', 'c']),
+        new Intl.ListFormat('es', { type: 'disjunction' }).format(['a', 'b', 'c']),
+        'a'.localeCompare('B'),
+        ['z', 'ä', 'a'].sort(new Intl.Collator('sv').compare),
+        ['z', 'ä', 'a'].sort(new Intl.Collator('de').compare),
+        ['item10', 'item9', 'Item1'].sort(new Intl.Collator('en', { numeric: true, sensitivity: 'base' }).compare),
+        typeof Intl, Object.prototype.toString.call(Intl),
+    ]";
+    assert_eq!(
+        strings(&mut session, code),
+        "[\"26\u{a0}%\",\"1\u{202f}234\u{202f}567,891\",\"1.234.567,891\",\"1,234,567.891\",\
+         \"1,234,567.891\",\"£1,234.50\",\"-1\u{202f}234,50\u{a0}€\",\"($5.00)\",\"$2,000\",\
+         \"yesterday\",\"in 3 Std.\",\"il y a 2 mois\",\"one\",[\"few\",\"one\",\"two\",\"other\"],\
+         \"a、b、c\",\"a, b o c\",-1,[\"a\",\"z\",\"ä\"],[\"a\",\"ä\",\"z\"],\
+         [\"Item1\",\"item9\",\"item10\"],\"object\",\"[object Intl]\"]"
+    );
+}
+
+#[test]
+fn intl_refuses_bad_locales_currencies_and_options_as_node_does() {
+    let mut session = js(JavaScriptOptions::default());
+    for (code, type_name) in [
+        ("new Intl.NumberFormat('not a locale!')", "RangeError"),
+        (
+            "new Intl.NumberFormat('en', { style: 'currency' })",
+            "TypeError",
+        ),
+        (
+            "new Intl.NumberFormat('en', { style: 'currency', currency: 'dollars' })",
+            "RangeError",
+        ),
+        (
+            "new Intl.NumberFormat('en', { maximumFractionDigits: 101 })",
+            "RangeError",
+        ),
+        (
+            "new Intl.RelativeTimeFormat('en').format(1, 'fortnight')",
+            "RangeError",
+        ),
+        ("new Intl.ListFormat('en').format(['a', 1])", "TypeError"),
+    ] {
+        match session.run(code) {
+            Err(Error::Guest(guest)) => assert_eq!(guest.type_name, type_name, "{code}"),
+            other => panic!("{code}: expected a {type_name}, got {other:?}"),
+        }
+    }
+    // What is not there yet says so.
+    match session.run("new Intl.NumberFormat('en', { style: 'unit', unit: 'meter' })") {
+        Err(Error::Guest(guest)) => {
+            assert_eq!(guest.type_name, "RangeError");
+            assert!(guest.message.contains("not supported"), "{}", guest.message);
+        }
+        other => panic!("expected a RangeError, got {other:?}"),
+    }
+    assert_eq!(session.run("1 + 1").unwrap(), Value::Int(2));
+}
+
+#[test]
+fn a_guest_may_replace_intl_and_the_locale_methods() {
+    let mut session = js(JavaScriptOptions::default());
+    let code = "const before = (1234).toLocaleString('en-US');\n\
+        Number.prototype.toLocaleString = function () { return 'mine'; };\n\
+        globalThis.Intl = { mine: true };\n\
+        [before, (1).toLocaleString(), Intl.mine]";
+    assert_eq!(
+        session.run(code).unwrap(),
+        Value::List(vec![
+            Value::Str("1,234".into()),
+            Value::Str("mine".into()),
+            Value::Bool(true),
+        ])
+    );
+}
