@@ -55,6 +55,34 @@ fn intl_formats_numbers_plurals_lists_relative_times_and_collates_by_default() {
 }
 
 #[test]
+fn intl_formats_dates_in_locales_and_time_zones_as_node_does() {
+    let mut session = js(JavaScriptOptions::default());
+    let code = "(() => { const d = new Date(Date.UTC(2024, 2, 14, 16, 0, 5)); return [
+        d.toLocaleDateString(), d.toLocaleTimeString(), d.toLocaleString(),
+        d.toLocaleDateString('de-DE'), d.toLocaleDateString('ja-JP'), d.toLocaleDateString('en-GB'),
+        new Intl.DateTimeFormat('en-US', { dateStyle: 'full', timeStyle: 'short' }).format(d),
+        new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'America/New_York' }).format(d),
+        new Intl.DateTimeFormat('de-DE', { dateStyle: 'long', timeZone: 'Europe/Berlin' }).format(d),
+        d.toLocaleString('en-US', { timeZone: 'Asia/Kolkata', timeZoneName: 'long' }),
+        new Intl.DateTimeFormat('en-US', { month: 'long', day: 'numeric' }).formatToParts(d),
+        new Date(NaN).toLocaleString(),
+        new Intl.DateTimeFormat().resolvedOptions().timeZone,
+    ]; })()";
+    assert_eq!(
+        strings(&mut session, code),
+        "[\"3/14/2024\",\"4:00:05 PM\",\"3/14/2024, 4:00:05 PM\",\"14.3.2024\",\"2024/3/14\",\
+         \"14/03/2024\",\"Thursday, March 14, 2024 at 4:00 PM\",\"Mar 14, 2024, 12:00 PM\",\
+         \"14. März 2024\",\"3/14/2024, 9:30:05 PM India Standard Time\",\
+         [{\"type\":\"month\",\"value\":\"March\"},{\"type\":\"literal\",\"value\":\" \"},\
+         {\"type\":\"day\",\"value\":\"14\"}],\"Invalid Date\",\"UTC\"]"
+    );
+    match session.run("new Intl.DateTimeFormat('en', { timeZone: 'Mars/Olympus_Mons' })") {
+        Err(Error::Guest(guest)) => assert_eq!(guest.type_name, "RangeError"),
+        other => panic!("expected a RangeError, got {other:?}"),
+    }
+}
+
+#[test]
 fn intl_refuses_bad_locales_currencies_and_options_as_node_does() {
     let mut session = js(JavaScriptOptions::default());
     for (code, type_name) in [

@@ -5,6 +5,7 @@
 //! locale-dependent work.
 
 mod collate;
+mod datetime;
 mod list;
 mod number;
 mod plural;
@@ -33,6 +34,16 @@ pub fn natives<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
     )?;
     natives.set("formatList", Function::new(ctx.clone(), list::format)?)?;
     natives.set("compare", Function::new(ctx.clone(), collate::compare)?)?;
+    natives.set("formatDate", Function::new(ctx.clone(), datetime::format)?)?;
+    natives.set(
+        "formatDateToParts",
+        Function::new(ctx.clone(), datetime::format_to_parts)?,
+    )?;
+    natives.set(
+        "formatDateRange",
+        Function::new(ctx.clone(), datetime::format_range)?,
+    )?;
+    natives.set("timeZone", Function::new(ctx.clone(), datetime::time_zone)?)?;
     natives.set(
         "formatRelative",
         Function::new(ctx.clone(), relative::format)?,

@@ -364,7 +364,160 @@ export default function installIntl(native) {
   }
   define(RelativeTimeFormat.prototype, Symbol.toStringTag, 'Intl.RelativeTimeFormat');
 
+  // --- DateTimeFormat ---------------------------------------------------
+  const dateFormats = new WeakMap();
+  const dateFormatFunctions = new WeakMap();
+  const DATE_FIELDS = ['weekday', 'era', 'year', 'month', 'day'];
+  const TIME_FIELDS = ['dayPeriod', 'hour', 'minute', 'second', 'fractionalSecondDigits'];
+  const COMPONENTS = {
+    weekday: ['narrow', 'short', 'long'],
+    era: ['narrow', 'short', 'long'],
+    year: ['2-digit', 'numeric'],
+    month: ['2-digit', 'numeric', 'narrow', 'short', 'long'],
+    day: ['2-digit', 'numeric'],
+    dayPeriod: ['narrow', 'short', 'long'],
+    hour: ['2-digit', 'numeric'],
+    minute: ['2-digit', 'numeric'],
+    second: ['2-digit', 'numeric'],
+    timeZoneName: ['short', 'long', 'shortOffset', 'longOffset', 'shortGeneric', 'longGeneric'],
+  };
+  const STYLES = ['full', 'long', 'medium', 'short'];
+
+  // ECMA-402's CreateDateTimeFormat, with ToDateTimeOptions' `required`
+  // and `defaults` for the Date methods.
+  const resolveDateFormat = (locales, opts, required, defaults) => {
+    const o = options(opts);
+    const locale = localeOf(locales);
+    const owner = 'Intl.DateTimeFormat';
+    const resolved = { locale, calendar: 'gregory', numberingSystem: 'latn' };
+    const hour12 = o.hour12 === undefined ? undefined : Boolean(o.hour12);
+    let hourCycle = text(o, 'hourCycle', ['h11', 'h12', 'h23', 'h24'], undefined, owner);
+    if (hour12 !== undefined) hourCycle = hour12 ? 'h12' : 'h23';
+    resolved.timeZone = o.timeZone === undefined ? 'UTC' : native.timeZone(String(o.timeZone));
+    const fields = {};
+    for (const [key, allowed] of Object.entries(COMPONENTS)) {
+      const value = text(o, key, allowed, undefined, owner);
+      if (value !== undefined) fields[key] = value;
+    }
+    const fractional = count(o, 'fractionalSecondDigits', 1, 3, undefined);
+    if (fractional !== undefined) fields.fractionalSecondDigits = fractional;
+    const dateStyle = text(o, 'dateStyle', STYLES, undefined, owner);
+    const timeStyle = text(o, 'timeStyle', STYLES, undefined, owner);
+    if (dateStyle !== undefined || timeStyle !== undefined) {
+      const clash = Object.keys(fields)[0];
+      if (clash !== undefined) {
+        throw new TypeError(`Can't set option ${clash} when ${dateStyle !== undefined ? 'dateStyle' : 'timeStyle'} is used`);
+      }
+      if (required === 'date' && dateStyle === undefined) throw new TypeError('Invalid option : timeStyle');
+      if (required === 'time' && timeStyle === undefined) throw new TypeError('Invalid option : dateStyle');
+      if (timeStyle !== undefined && hourCycle !== undefined) resolved.hourCycle = hourCycle;
+      if (dateStyle !== undefined) resolved.dateStyle = dateStyle;
+      if (timeStyle !== undefined) resolved.timeStyle = timeStyle;
+      return resolved;
+    }
+    const has = (names) => names.some((name) => fields[name] !== undefined);
+    const needDefaults = !((required !== 'time' && has(DATE_FIELDS)) || (required !== 'date' && has(TIME_FIELDS)));
+    if (needDefaults && (defaults === 'date' || defaults === 'all')) {
+      Object.assign(fields, { year: 'numeric', month: 'numeric', day: 'numeric' });
+    }
+    if (needDefaults && (defaults === 'time' || defaults === 'all')) {
+      Object.assign(fields, { hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    }
+    if (fields.hour !== undefined && hourCycle !== undefined) resolved.hourCycle = hourCycle;
+    return { ...resolved, ...fields };
+  };
+
+  const timeValue = (date) => {
+    const time = date === undefined ? Date.now() : Number(date);
+    if (!Number.isFinite(time) || Math.abs(time) > 8.64e15) throw new RangeError('Invalid time value');
+    return time;
+  };
+  // The natives read every option as text.
+  const forNative = (resolved) => (resolved.fractionalSecondDigits === undefined
+    ? resolved : { ...resolved, fractionalSecondDigits: String(resolved.fractionalSecondDigits) });
+  const formatDate = (resolved, date) => native.formatDate(resolved.locale, timeValue(date), forNative(resolved));
+
+  class DateTimeFormat {
+    constructor(locales, opts) {
+      dateFormats.set(this, resolveDateFormat(locales, opts, 'any', 'date'));
+    }
+    get format() {
+      const resolved = dateFormats.get(this);
+      if (resolved === undefined) throw new TypeError('Method Intl.DateTimeFormat.prototype.format called on incompatible receiver');
+      return bound(this, dateFormatFunctions, (date) => formatDate(resolved, date));
+    }
+    formatToParts(date) {
+      const resolved = dateFormats.get(this);
+      return native.formatDateToParts(resolved.locale, timeValue(date), forNative(resolved))
+        .map(([type, value]) => ({ type, value }));
+    }
+    formatRange(start, end) {
+      if (start === undefined || end === undefined) throw new TypeError('startDate and endDate are required');
+      const resolved = dateFormats.get(this);
+      return native.formatDateRange(resolved.locale, timeValue(start), timeValue(end), forNative(resolved));
+    }
+    resolvedOptions() {
+      const resolved = { ...dateFormats.get(this) };
+      if (resolved.hourCycle !== undefined) resolved.hour12 = resolved.hourCycle === 'h11' || resolved.hourCycle === 'h12';
+      return resolved;
+    }
+    static supportedLocalesOf(locales) { return localeList(locales); }
+  }
+  define(DateTimeFormat.prototype, Symbol.toStringTag, 'Intl.DateTimeFormat');
+
+  const dateMethod = (name, required, defaults) => define(Date.prototype, name, {
+    [name](locales, opts) {
+      const time = Date.prototype.getTime.call(this);
+      if (Number.isNaN(time)) return 'Invalid Date';
+      return formatDate(resolveDateFormat(locales, opts, required, defaults), time);
+    },
+  }[name]);
+  dateMethod('toLocaleString', 'any', 'all');
+  dateMethod('toLocaleDateString', 'date', 'date');
+  dateMethod('toLocaleTimeString', 'time', 'time');
+
+  // --- Locale -----------------------------------------------------------
+  const locales = new WeakMap();
+  class Locale {
+    constructor(tag, opts) {
+      if (typeof tag !== 'string' && !(tag instanceof Locale)) {
+        throw new TypeError('First argument to Intl.Locale constructor can\'t be empty or missing');
+      }
+      const canonical = native.canonicalLocale(String(tag));
+      const o = options(opts);
+      const [base, extension = ''] = canonical.split(/-u-/);
+      const subtags = base.split('-');
+      const keyword = (key) => new RegExp(`(?:^|-)${key}-([a-z0-9-]+?)(?=-[a-z0-9]{2}(?:-|$)|$)`).exec(extension)?.[1];
+      const language = o.language === undefined ? subtags[0] : String(o.language);
+      const script = o.script ?? subtags.find((s, i) => i > 0 && /^[A-Z][a-z]{3}$/.test(s));
+      const region = o.region ?? subtags.find((s, i) => i > 0 && /^([A-Z]{2}|\d{3})$/.test(s));
+      locales.set(this, {
+        baseName: [language, script, region].filter(Boolean).join('-'),
+        language, script, region,
+        calendar: o.calendar ?? keyword('ca'),
+        collation: o.collation ?? keyword('co'),
+        hourCycle: o.hourCycle ?? keyword('hc'),
+        numberingSystem: o.numberingSystem ?? keyword('nu'),
+        numeric: o.numeric === undefined ? (keyword('kn') === undefined ? undefined : keyword('kn') !== 'false') : Boolean(o.numeric),
+        caseFirst: o.caseFirst ?? keyword('kf'),
+        tag: canonical,
+      });
+    }
+    toString() { return locales.get(this).tag; }
+    toJSON() { return this.toString(); }
+    static get [Symbol.species]() { return Locale; }
+  }
+  for (const key of ['baseName', 'language', 'script', 'region', 'calendar', 'collation', 'hourCycle',
+    'numberingSystem', 'numeric', 'caseFirst']) {
+    Object.defineProperty(Locale.prototype, key, {
+      get() { return locales.get(this)[key]; }, configurable: true,
+    });
+  }
+  define(Locale.prototype, Symbol.toStringTag, 'Intl.Locale');
+
   const Intl = {};
+  define(Intl, 'Locale', Locale);
+  define(Intl, 'DateTimeFormat', DateTimeFormat);
   define(Intl, 'RelativeTimeFormat', RelativeTimeFormat);
   define(Intl, 'NumberFormat', NumberFormat);
   define(Intl, 'PluralRules', PluralRules);

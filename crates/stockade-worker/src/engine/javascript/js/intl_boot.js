@@ -26,6 +26,9 @@
     [Number.prototype, 'toLocaleString'],
     [BigInt.prototype, 'toLocaleString'],
     [String.prototype, 'localeCompare'],
+    [Date.prototype, 'toLocaleString'],
+    [Date.prototype, 'toLocaleDateString'],
+    [Date.prototype, 'toLocaleTimeString'],
   ];
   for (const [proto, name] of methods) {
     Object.defineProperty(proto, name, {
