@@ -76,6 +76,16 @@ fn intl_formats_dates_in_locales_and_time_zones_as_node_does() {
          [{\"type\":\"month\",\"value\":\"March\"},{\"type\":\"literal\",\"value\":\" \"},\
          {\"type\":\"day\",\"value\":\"14\"}],\"Invalid Date\",\"UTC\"]"
     );
+    let ranges = "(() => { const a = Date.UTC(2024, 2, 14), b = Date.UTC(2024, 2, 16), c = Date.UTC(2024, 5, 28);
+        const f = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium' });
+        return [f.formatRange(a, b), f.formatRange(a, c),
+          new Date(a).toLocaleDateString('en-GB', { year: '2-digit', month: '2-digit', day: '2-digit' }),
+          new Date(a).toLocaleDateString('en-US', { year: '2-digit', month: 'short' })]; })()";
+    assert_eq!(
+        strings(&mut session, ranges),
+        // Node separates a range with thin spaces around the dash.
+        "[\"Mar 14\u{2009}–\u{2009}16, 2024\",\"Mar 14\u{2009}–\u{2009}Jun 28, 2024\",\"14/03/24\",\"Mar 24\"]"
+    );
     match session.run("new Intl.DateTimeFormat('en', { timeZone: 'Mars/Olympus_Mons' })") {
         Err(Error::Guest(guest)) => assert_eq!(guest.type_name, "RangeError"),
         other => panic!("expected a RangeError, got {other:?}"),

@@ -36,10 +36,15 @@ fn zone(ctx: &Ctx<'_>, name: &str) -> rquickjs::Result<TimeZone> {
 struct Request {
     prefs: DateTimeFormatterPreferences,
     fields: CompositeFieldSet,
+    /// The same fields, unbuilt: a range of plain dates needs a date field set.
+    builder: FieldSetBuilder,
     zone: TimeZone,
     /// Day and month are written without zero padding afterwards (see
     /// `UNPADDED_NUMERIC_DATES`).
     unpad: bool,
+    /// `year: '2-digit'`: ICU4X has no year style for it in every length,
+    /// so a whole year it writes is cut to two digits afterwards.
+    two_digit_year: bool,
 }
 
 impl Request {
@@ -62,10 +67,14 @@ impl Request {
             _ => prefs.hour_cycle,
         };
         let styled = (text("dateStyle")?, text("timeStyle")?);
-        let fields = match &styled {
+        let builder = match &styled {
             (None, None) => components(ctx, options)?,
-            (date, time) => styles(ctx, date.as_deref(), time.as_deref())?,
+            (date, time) => styles(date.as_deref(), time.as_deref()),
         };
+        let fields = builder
+            .clone()
+            .build_composite()
+            .map_err(|err| Exception::throw_range(ctx, &format!("date and time options: {err}")))?;
         let numeric =
             |key: &str| -> rquickjs::Result<bool> { Ok(text(key)?.as_deref() == Some("numeric")) };
         let unpad = styled == (None, None)
@@ -73,11 +82,14 @@ impl Request {
             && numeric("month")?
             && numeric("day")?
             && UNPADDED_NUMERIC_DATES.contains(&locale.id.language.as_str());
+        let two_digit_year = styled == (None, None) && text("year")?.as_deref() == Some("2-digit");
         Ok(Self {
             prefs,
             fields,
             zone,
             unpad,
+            two_digit_year,
+            builder,
         })
     }
 
@@ -105,6 +117,12 @@ impl Request {
                 .format(zoned)
                 .to_string();
             written = written.replacen(&date, &unpadded(&date), 1);
+        }
+        if self.two_digit_year {
+            let year = zoned.year().to_string();
+            if year.len() == 4 {
+                written = written.replacen(&year, &year[2..], 1);
+            }
         }
         Ok(written.replace('\u{202f}', " "))
     }
@@ -153,6 +171,8 @@ pub fn format_to_parts<'js>(
         let value = value.replace('\u{202f}', " ");
         let value = if request.unpad && matches!(kind, "month" | "day") && value.len() == 2 {
             value.trim_start_matches('0').to_owned()
+        } else if request.two_digit_year && kind == "year" && value.len() == 4 {
+            value[2..].to_owned()
         } else {
             value
         };
@@ -175,10 +195,25 @@ pub fn format_range<'js>(
         request.instant(&ctx, start_ms)?,
         request.instant(&ctx, end_ms)?,
     );
-    let written = DateRangeFormatter::try_new(request.prefs, request.fields)
-        .map_err(|err| data_error(&ctx, err))?
-        .format(&start, &end)
-        .to_string();
+    // A range of dates alone is one of plain dates: the formatter writes
+    // the fields both share once only for a date field set.
+    let written =
+        if request.builder.time_precision.is_none() && request.builder.zone_style.is_none() {
+            let fields = request
+                .builder
+                .clone()
+                .build_date()
+                .map_err(|err| data_error(&ctx, err))?;
+            DateRangeFormatter::try_new(request.prefs, fields)
+                .map_err(|err| data_error(&ctx, err))?
+                .format(&start.date(), &end.date())
+                .to_string()
+        } else {
+            DateRangeFormatter::try_new(request.prefs, request.fields)
+                .map_err(|err| data_error(&ctx, err))?
+                .format(&start, &end)
+                .to_string()
+        };
     Ok(written.replace('\u{202f}', " "))
 }
 
@@ -274,11 +309,7 @@ fn unpadded(date: &str) -> String {
 }
 
 /// The field set for `dateStyle` and `timeStyle`.
-fn styles(
-    ctx: &Ctx<'_>,
-    date: Option<&str>,
-    time: Option<&str>,
-) -> rquickjs::Result<CompositeFieldSet> {
+fn styles(date: Option<&str>, time: Option<&str>) -> FieldSetBuilder {
     let length = |style: &str| match style {
         "full" | "long" => Length::Long,
         "medium" => Length::Medium,
@@ -306,13 +337,11 @@ fn styles(
         _ => None,
     };
     builder
-        .build_composite()
-        .map_err(|err| Exception::throw_range(ctx, &format!("date and time styles: {err}")))
 }
 
 /// The field set for the component options, through the UTS 35 skeleton
 /// they spell.
-fn components(ctx: &Ctx<'_>, options: &Object<'_>) -> rquickjs::Result<CompositeFieldSet> {
+fn components(ctx: &Ctx<'_>, options: &Object<'_>) -> rquickjs::Result<FieldSetBuilder> {
     let mut skeleton = String::new();
     let mut add = |key: &str, table: &[(&str, &str)]| -> rquickjs::Result<()> {
         if let Some(value) = options.get::<_, Option<String>>(key)?
@@ -373,7 +402,5 @@ fn components(ctx: &Ctx<'_>, options: &Object<'_>) -> rquickjs::Result<Composite
             YearStyle::Full
         });
     }
-    builder.build_composite().map_err(|err| {
-        Exception::throw_range(ctx, &format!("date and time options ({skeleton}): {err}"))
-    })
+    Ok(builder)
 }
