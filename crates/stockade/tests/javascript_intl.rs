@@ -147,3 +147,39 @@ fn a_guest_may_replace_intl_and_the_locale_methods() {
         ])
     );
 }
+
+#[test]
+fn intl_limits_are_clear_errors_and_the_session_lives() {
+    let mut session = js(JavaScriptOptions::default());
+    for (code, says) in [
+        ("(10n ** 100000n).toLocaleString()", "too long to format"),
+        (
+            "new Date(8.64e15).toLocaleString('en', { timeZone: 'UTC' })",
+            "year 9999",
+        ),
+        (
+            "(1).toLocaleString('en', { maximumFractionDigits: 21 })",
+            "out of range",
+        ),
+    ] {
+        match session.run(code) {
+            Err(Error::Guest(guest)) => {
+                assert_eq!(guest.type_name, "RangeError", "{code}");
+                assert!(guest.message.contains(says), "{code}: {}", guest.message);
+            }
+            other => panic!("{code}: expected a RangeError, got {other:?}"),
+        }
+    }
+    assert_eq!(
+        session
+            .run("new Intl.ListFormat('en').format(Array.from({ length: 100000 }, (_, i) => 'x' + i)).length")
+            .unwrap(),
+        Value::Int(788_892)
+    );
+    assert_eq!(
+        session
+            .run("('a'.repeat(1e6)).localeCompare('a'.repeat(1e6) + 'b')")
+            .unwrap(),
+        Value::Int(-1)
+    );
+}

@@ -96,7 +96,12 @@ impl Request {
     fn instant(&self, ctx: &Ctx<'_>, epoch_ms: f64) -> rquickjs::Result<Zoned> {
         Timestamp::from_millisecond(epoch_ms as i64)
             .map(|instant| instant.to_zoned(self.zone.clone()))
-            .map_err(|_| Exception::throw_range(ctx, "Invalid time value"))
+            .map_err(|_| {
+                Exception::throw_range(
+                    ctx,
+                    "dates past the year 9999 (or before -9999) cannot be formatted",
+                )
+            })
     }
 
     /// What Node 20 writes where ICU4X writes otherwise: numeric dates
@@ -195,25 +200,32 @@ pub fn format_range<'js>(
         request.instant(&ctx, start_ms)?,
         request.instant(&ctx, end_ms)?,
     );
-    // A range of dates alone is one of plain dates: the formatter writes
-    // the fields both share once only for a date field set.
-    let written =
-        if request.builder.time_precision.is_none() && request.builder.zone_style.is_none() {
-            let fields = request
-                .builder
-                .clone()
-                .build_date()
-                .map_err(|err| data_error(&ctx, err))?;
-            DateRangeFormatter::try_new(request.prefs, fields)
-                .map_err(|err| data_error(&ctx, err))?
-                .format(&start.date(), &end.date())
-                .to_string()
-        } else {
-            DateRangeFormatter::try_new(request.prefs, request.fields)
-                .map_err(|err| data_error(&ctx, err))?
-                .format(&start, &end)
-                .to_string()
+    // ICU4X's range formatter writes shared fields once as Node does for
+    // medium-length dates (in other lengths and with times it can write
+    // month codes, `M01`); otherwise both ends are written whole, joined
+    // as Node joins ends that share nothing.
+    let medium = matches!(request.builder.length, None | Some(Length::Medium));
+    let dates_only =
+        request.builder.time_precision.is_none() && request.builder.zone_style.is_none();
+    let written = if medium && dates_only {
+        let fields = request
+            .builder
+            .clone()
+            .build_date()
+            .map_err(|err| data_error(&ctx, err))?;
+        DateRangeFormatter::try_new(request.prefs, fields)
+            .map_err(|err| data_error(&ctx, err))?
+            .format(&gregorian(&start), &gregorian(&end))
+            .to_string()
+    } else {
+        let formatter = DateTimeFormatter::try_new(request.prefs, request.fields)
+            .map_err(|err| data_error(&ctx, err))?;
+        let whole = |zoned: &Zoned| {
+            let written = formatter.format(zoned).to_string();
+            request.as_node_writes(&ctx, zoned, written)
         };
+        format!("{}\u{2009}–\u{2009}{}", whole(&start)?, whole(&end)?)
+    };
     Ok(written.replace('\u{202f}', " "))
 }
 
@@ -403,4 +415,9 @@ fn components(ctx: &Ctx<'_>, options: &Object<'_>) -> rquickjs::Result<FieldSetB
         });
     }
     Ok(builder)
+}
+
+/// The calendar date of `zoned` in its zone, as ICU4X's date.
+fn gregorian(zoned: &Zoned) -> icu_calendar::Date<icu_calendar::Gregorian> {
+    icu_calendar::Date::from(zoned.date())
 }

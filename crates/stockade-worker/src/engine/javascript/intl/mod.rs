@@ -53,12 +53,8 @@ pub fn natives<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
 
 /// `tag` as a locale, or the RangeError ECMA-402 gives a malformed one.
 fn locale(ctx: &Ctx<'_>, tag: &str) -> rquickjs::Result<Locale> {
-    Locale::try_from_str(tag).map_err(|_| {
-        Exception::throw_range(
-            ctx,
-            &format!("Incorrect locale information provided: {tag}"),
-        )
-    })
+    Locale::try_from_str(tag)
+        .map_err(|_| Exception::throw_range(ctx, "Incorrect locale information provided"))
 }
 
 /// A RangeError for a failure of the locale data (which the compiled data

@@ -114,8 +114,14 @@ pub fn format<'js>(
 
 /// A decimal written as text: a BigInt's digits, or a rounded number.
 pub fn decimal_of(ctx: &Ctx<'_>, text: &str) -> rquickjs::Result<Decimal> {
-    Decimal::try_from_str(text)
-        .map_err(|_| Exception::throw_range(ctx, &format!("{text} is not a decimal number")))
+    // The text is the script's own rendering of a number: what fails here
+    // has more digits than a decimal can hold (some 32,000).
+    Decimal::try_from_str(text).map_err(|_| {
+        Exception::throw_range(
+            ctx,
+            &format!("a number of {} digits is too long to format", text.len()),
+        )
+    })
 }
 
 /// ECMA-402's rounding: to significant digits when asked, else to the

@@ -67,8 +67,9 @@ export default function installIntl(native) {
       return digits;
     }
     if (hasFraction) {
-      let min = count(opts, 'minimumFractionDigits', 0, 100, undefined);
-      let max = count(opts, 'maximumFractionDigits', 0, 100, undefined);
+      // Node 20 allows 20 fraction digits (later ECMA-402 allows 100).
+      let min = count(opts, 'minimumFractionDigits', 0, 20, undefined);
+      let max = count(opts, 'maximumFractionDigits', 0, 20, undefined);
       if (min === undefined) min = Math.min(minFractionDefault, max);
       else if (max === undefined) max = Math.max(maxFractionDefault, min);
       else if (min > max) throw new RangeError('maximumFractionDigits value is out of range.');
