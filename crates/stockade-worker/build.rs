@@ -27,24 +27,27 @@ fn main() -> Result<(), Box<dyn Error>> {
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
     let runtime = Runtime::new()?;
     let context = Context::full(&runtime)?;
-    compile(
-        &context,
-        "node:util/inspect",
-        wrapper.replacen(MARKER, &bundle, 1),
-        &out.join("inspect.qjsbc"),
-    )?;
-    compile(
-        &context,
-        "stockade:console",
-        std::fs::read_to_string(CONSOLE)?,
-        &out.join("console.qjsbc"),
-    )?;
-    compile(
-        &context,
-        "stockade:intl",
-        std::fs::read_to_string(INTL)?,
-        &out.join("intl.qjsbc"),
-    )
+    let modules = [
+        (
+            "node:util/inspect",
+            wrapper.replacen(MARKER, &bundle, 1),
+            "inspect.qjsbc",
+        ),
+        (
+            "stockade:console",
+            std::fs::read_to_string(CONSOLE)?,
+            "console.qjsbc",
+        ),
+        (
+            "stockade:intl",
+            std::fs::read_to_string(INTL)?,
+            "intl.qjsbc",
+        ),
+    ];
+    for (name, source, file) in modules {
+        compile(&context, name, source, &out.join(file))?;
+    }
+    Ok(())
 }
 
 /// Compiles the module `source` and writes its bytecode to `out`.

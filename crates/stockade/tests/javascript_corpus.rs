@@ -3,31 +3,19 @@
 //! worker: every program prints byte for byte what Node prints, except the
 //! ones docs/compatibility.md lists, each with its reason.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use stockade::{JavaScriptOptions, Language, PrintStream, Session, SessionOptions};
+use stockade::{JavaScriptOptions, Language, SessionOptions};
 
 /// The programs docs/compatibility.md lists (as `NAME.js`) as printing
 /// something other than Node, by file stem.
 const LISTED: &[&str] = &["14_error_handling", "21_bigint_math", "57_intl_thousands"];
 
 fn corpus() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benches/corpus/javascript");
-    let mut programs: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|e| e == "js"))
-        .collect();
-    programs.sort();
-    assert!(
-        programs.len() >= 60,
-        "the corpus has {} programs",
-        programs.len()
-    );
-    programs
+    common::corpus("javascript", "js")
 }
 
 /// What a program printed on stdout, or why it failed. The programs use
@@ -41,17 +29,7 @@ fn run(program: &Path) -> Result<String, String> {
             ..JavaScriptOptions::default()
         })
         .max_duration(Duration::from_secs(20));
-    let mut session = Session::new(options).map_err(|e| e.to_string())?;
-    let out = Arc::new(Mutex::new(String::new()));
-    let sink = Arc::clone(&out);
-    session.on_print(move |stream, text| {
-        if stream == PrintStream::Stdout {
-            sink.lock().unwrap().push_str(text);
-        }
-    });
-    session.run(&code).map_err(|e| e.to_string())?;
-    let printed = out.lock().unwrap().clone();
-    Ok(printed)
+    common::stdout_of(options, &code)
 }
 
 #[test]

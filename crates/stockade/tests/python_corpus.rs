@@ -3,27 +3,15 @@
 //! CPython engine must match on every program; the monty engine's count is
 //! the one docs/compatibility.md states.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use stockade::{Interpreter, Language, PrintStream, Session, SessionOptions};
+use stockade::{Interpreter, Language, SessionOptions};
 
 fn corpus() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benches/corpus/python");
-    let mut programs: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|e| e == "py"))
-        .collect();
-    programs.sort();
-    assert!(
-        programs.len() >= 60,
-        "the corpus has {} programs",
-        programs.len()
-    );
-    programs
+    common::corpus("python", "py")
 }
 
 /// What a program printed on stdout under `engine`, or why it failed.
@@ -32,17 +20,7 @@ fn run(engine: Interpreter, program: &Path) -> Result<String, String> {
     let options = SessionOptions::new(Language::Python)
         .engine(engine)
         .max_duration(Duration::from_secs(20));
-    let mut session = Session::new(options).map_err(|e| e.to_string())?;
-    let out = Arc::new(Mutex::new(String::new()));
-    let sink = Arc::clone(&out);
-    session.on_print(move |stream, text| {
-        if stream == PrintStream::Stdout {
-            sink.lock().unwrap().push_str(text);
-        }
-    });
-    session.run(&code).map_err(|e| e.to_string())?;
-    let printed = out.lock().unwrap().clone();
-    Ok(printed)
+    common::stdout_of(options, &code)
 }
 
 /// Programs whose output under `engine` is CPython's, and the others with
