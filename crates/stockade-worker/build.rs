@@ -1,5 +1,5 @@
 //! Compiles the worker's bundled JavaScript modules into QuickJS bytecode:
-//! the console and Intl (run at every worker's start) and Node's util.inspect
+//! the console, Intl and the web polyfills, and Node's util.inspect
 //! (third_party/node-inspect-extracted, loaded the first time a guest logs
 //! an object), so that no worker parses them (QuickJS parses util.inspect's
 //! 51 KB in about 6 ms; loading its bytecode takes a fraction of that).
@@ -13,10 +13,11 @@ const BUNDLE: &str = "../../third_party/node-inspect-extracted/inspect.js";
 const INSPECT: &str = "src/engine/javascript/js/inspect_module.js";
 const CONSOLE: &str = "src/engine/javascript/js/console.js";
 const INTL: &str = "src/engine/javascript/js/intl.js";
+const POLYFILLS: &str = "src/engine/javascript/js/polyfills.js";
 const MARKER: &str = "/* THE BUNDLE */";
 
 fn main() -> Result<(), Box<dyn Error>> {
-    for path in [BUNDLE, INSPECT, CONSOLE, INTL] {
+    for path in [BUNDLE, INSPECT, CONSOLE, INTL, POLYFILLS] {
         println!("cargo::rerun-if-changed={path}");
     }
     let bundle = std::fs::read_to_string(BUNDLE)?;
@@ -42,6 +43,11 @@ fn main() -> Result<(), Box<dyn Error>> {
             "stockade:intl",
             std::fs::read_to_string(INTL)?,
             "intl.qjsbc",
+        ),
+        (
+            "stockade:polyfills",
+            std::fs::read_to_string(POLYFILLS)?,
+            "polyfills.qjsbc",
         ),
     ];
     for (name, source, file) in modules {

@@ -42,7 +42,8 @@ static CONSOLE_BYTECODE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/conso
 const INTL_BOOT: &str = include_str!("js/intl_boot.js");
 /// The guest's Intl (js/intl.js, on the natives of `intl/`), compiled by build.rs.
 static INTL_BYTECODE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/intl.qjsbc"));
-const POLYFILLS: &str = include_str!("js/polyfills.js");
+/// The opt-in web polyfills (js/polyfills.js), compiled by build.rs.
+static POLYFILLS_BYTECODE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/polyfills.qjsbc"));
 const CLOCK: &str = include_str!("js/clock.js");
 const RANDOM: &str = include_str!("js/random.js");
 const STRICT: &str = include_str!("js/strict.js");
@@ -227,8 +228,16 @@ impl JavaScriptEngine {
             let load_intl = Function::new(ctx.clone(), load_intl).map_err(|err| err.to_string())?;
             run_script::<_, ()>(&ctx, "Intl boot", INTL_BOOT, (load_intl,))?;
             let timers = if config.web_polyfills {
-                let driver: Object =
-                    run_script(&ctx, "polyfills", POLYFILLS, (MAX_TIMER_CALLBACKS,))?;
+                // SAFETY: build.rs wrote these bytes with this build's QuickJS.
+                let install: Function = unsafe { load_module(&ctx, POLYFILLS_BYTECODE) }
+                    .map_err(|err| format!("cannot load the polyfills: {err}"))?;
+                let driver: Object = install.call((MAX_TIMER_CALLBACKS,)).map_err(|err| {
+                    let thrown = ctx.catch();
+                    format!(
+                        "the polyfills failed: {err}: {}",
+                        show(&ctx, &thrown, &|| false)
+                    )
+                })?;
                 Some(Persistent::save(&ctx, driver))
             } else {
                 None

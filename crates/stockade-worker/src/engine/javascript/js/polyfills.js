@@ -1,9 +1,10 @@
 // Opt-in web polyfills, written for stockade: timers on virtual time,
 // queueMicrotask, TextEncoder/TextDecoder, atob/btoa, structuredClone,
 // Event/EventTarget, AbortController/AbortSignal, DOMException, a minimal
-// Blob and `self`. No window or document. Evaluates to a function the worker
-// calls once; it returns the timer driver the worker's event loop uses.
-(maxTimerCallbacks) => {
+// Blob and `self`. No window or document. A module (build.rs compiles it
+// to bytecode) whose default export the worker calls once; it returns the
+// timer driver the worker's event loop uses.
+export default function installPolyfills(maxTimerCallbacks) {
   const define = (name, value) => {
     Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
   };
