@@ -145,3 +145,14 @@ fn a_final_promise_is_awaited_in_script_and_top_level_await_mode() {
         assert_eq!(session.run(code).unwrap(), Value::Int(42), "{code}");
     }
 }
+
+#[test]
+fn console_prints_lone_surrogates_as_replacement_characters_and_survives_a_frozen_world() {
+    assert_eq!(printed("console.log('a\\uD800b')"), "a\u{fffd}b\n");
+    // Node's inspect cannot load where the guest froze the global object:
+    // values are then shown as String shows them, and printing goes on.
+    assert_eq!(
+        printed("Object.freeze(globalThis); console.log([1, 2], 'x'); console.log('still')"),
+        "1,2 x\nstill\n"
+    );
+}

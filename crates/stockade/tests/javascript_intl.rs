@@ -183,3 +183,54 @@ fn intl_limits_are_clear_errors_and_the_session_lives() {
         Value::Int(-1)
     );
 }
+
+#[test]
+fn hostile_guests_get_catchable_errors_from_intl_and_only_hurt_themselves() {
+    let mut session = js(JavaScriptOptions::default());
+    // Digits of four bytes each, cut to two digits.
+    let adlam = "new Intl.DateTimeFormat('ff-Adlm-u-ca-japanese', { year: '2-digit' }).formatToParts(Date.UTC(2020, 6, 1)).length > 0";
+    assert_eq!(session.run(adlam).unwrap(), Value::Bool(true));
+    // Lone surrogates cross as U+FFFD.
+    assert_eq!(
+        strings(
+            &mut session,
+            "['a\\uD800'.localeCompare('b'), new Intl.ListFormat('en').format(['\\uD800', 'x'])]"
+        ),
+        "[-1,\"\u{fffd} and x\"]"
+    );
+    // A huge locale tag is refused before it is parsed.
+    match session.run(
+        "new Intl.NumberFormat('en-' + Array.from({ length: 200000 }, () => 'abcdef').join('-'))",
+    ) {
+        Err(Error::Guest(guest)) => assert_eq!(guest.type_name, "RangeError"),
+        other => panic!("expected a RangeError, got {other:?}"),
+    }
+    // Options the guest planted on Object.prototype are not Intl's.
+    let polluted =
+        "Object.prototype.timeStyle = 'full'; Object.prototype.maximumSignificantDigits = 1;
+        const r = [new Date(0).toLocaleDateString('en-US'), (1234.5).toLocaleString('en-US')];
+        delete Object.prototype.timeStyle; delete Object.prototype.maximumSignificantDigits; r";
+    assert_eq!(
+        session.run(polluted).unwrap(),
+        Value::List(vec![
+            Value::Str("1/1/1970".into()),
+            Value::Str("1,234.5".into())
+        ])
+    );
+}
+
+#[test]
+fn intl_works_after_a_guest_freezes_the_prototypes_it_uses() {
+    let mut session = js(JavaScriptOptions::default());
+    let code = "Object.freeze(Number.prototype); Object.freeze(Date.prototype); Object.freeze(globalThis);
+        [(1234.5).toLocaleString('de'), new Date(0).toLocaleDateString('de-DE'), typeof Intl, 'a'.localeCompare('b')]";
+    assert_eq!(
+        session.run(code).unwrap(),
+        Value::List(vec![
+            Value::Str("1.234,5".into()),
+            Value::Str("1.1.1970".into()),
+            Value::Str("object".into()),
+            Value::Int(-1),
+        ])
+    );
+}

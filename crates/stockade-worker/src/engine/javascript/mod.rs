@@ -123,7 +123,7 @@ fn load_inspect<'js>(ctx: Ctx<'js>) -> rquickjs::Result<Object<'js>> {
 
 /// Installs Intl (js/intl.js on the natives of `intl/`), the first time a
 /// guest touches it.
-fn load_intl(ctx: Ctx<'_>) -> rquickjs::Result<()> {
+fn load_intl(ctx: Ctx<'_>) -> rquickjs::Result<Object<'_>> {
     // SAFETY: build.rs wrote these bytes with this build's QuickJS.
     let install: Function = unsafe { load_module(&ctx, INTL_BYTECODE) }?;
     install.call((intl::natives(&ctx)?,))

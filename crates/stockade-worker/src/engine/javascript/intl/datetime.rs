@@ -174,13 +174,15 @@ pub fn format_to_parts<'js>(
     let mut parts = Vec::new();
     for (kind, value) in sink.parts {
         let value = value.replace('\u{202f}', " ");
-        let value = if request.unpad && matches!(kind, "month" | "day") && value.len() == 2 {
-            value.trim_start_matches('0').to_owned()
-        } else if request.two_digit_year && kind == "year" && value.len() == 4 {
-            value[2..].to_owned()
-        } else {
-            value
-        };
+        let value =
+            if request.unpad && matches!(kind, "month" | "day") && value.chars().count() == 2 {
+                value.trim_start_matches('0').to_owned()
+            } else if request.two_digit_year && kind == "year" && value.chars().count() == 4 {
+                // Digits of any numbering system: cut by characters, not bytes.
+                value.chars().skip(2).collect()
+            } else {
+                value
+            };
         parts.push(vec![kind.to_owned(), value]);
     }
     Ok(parts)

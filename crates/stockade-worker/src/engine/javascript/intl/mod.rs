@@ -52,7 +52,17 @@ pub fn natives<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
 }
 
 /// `tag` as a locale, or the RangeError ECMA-402 gives a malformed one.
+/// Longest locale tag accepted: parsing a tag costs its number of
+/// variants squared, and real tags are a few dozen bytes.
+const MAX_TAG: usize = 256;
+
 fn locale(ctx: &Ctx<'_>, tag: &str) -> rquickjs::Result<Locale> {
+    if tag.len() > MAX_TAG {
+        return Err(Exception::throw_range(
+            ctx,
+            "Incorrect locale information provided",
+        ));
+    }
     Locale::try_from_str(tag)
         .map_err(|_| Exception::throw_range(ctx, "Incorrect locale information provided"))
 }

@@ -7,11 +7,30 @@
 // loader's memoised form, so the worker can show results with the same
 // inspect.
 export default function installConsole(print, loadInspect) {
+  // Node's inspect, loaded once. Should it fail to load (a guest that
+  // froze the global object, say), values are shown as String shows them,
+  // and it is not loaded again.
   let util;
+  const plainly = (value) => {
+    try { return String(value); } catch (_) { return Object.prototype.toString.call(value); }
+  };
+  const fallback = {
+    inspect: plainly,
+    formatWithOptions: (_, ...args) => args.map(plainly).join(' '),
+  };
   const inspector = () => {
-    if (util === undefined) util = loadInspect();
+    if (util === undefined) {
+      try {
+        util = loadInspect();
+      } catch (_) {
+        util = fallback;
+      }
+    }
     return util;
   };
+  // Text with lone surrogates has no UTF-8 form: they print as U+FFFD, as
+  // in Node.
+  const wellFormed = String.prototype.toWellFormed;
 
   // What util.inspect gives a primitive, without loading it.
   const primitive = (value) => {
@@ -46,7 +65,7 @@ export default function installConsole(print, loadInspect) {
       if (text.includes('\n')) text = text.replace(/\n/g, `\n${indent}`);
       text = indent + text;
     }
-    print(stream, `${text}\n`);
+    print(stream, wellFormed.call(`${text}\n`));
   };
 
   const counts = new Map();

@@ -3,11 +3,24 @@
 // on natives backed by ICU4X's compiled CLDR data (intl/ in the worker).
 // This script resolves locales and options as ECMA-402 says; the natives
 // do the locale-dependent work. A module (build.rs compiles it to bytecode)
-// whose default export the worker calls once with the natives.
+// whose default export the worker calls once with the natives; it returns
+// Intl and the locale methods.
 export default function installIntl(native) {
   const define = (target, name, value) => Object.defineProperty(target, name, {
     value, writable: true, configurable: true, enumerable: false,
   });
+  // The locale methods, by `Constructor.name`: installed on the prototypes
+  // where the guest left them writable, and handed to js/intl_boot.js,
+  // whose stand-ins call them where it did not.
+  const methods = { __proto__: null };
+  const method = (proto, key, fn) => {
+    methods[key] = fn;
+    try {
+      define(proto, fn.name, fn);
+    } catch (_) {
+      // A prototype the guest froze keeps the boot script's stand-in.
+    }
+  };
 
   // The list of locales a guest asked for, each canonical; a malformed one
   // is a RangeError.
@@ -25,6 +38,9 @@ export default function installIntl(native) {
   const localeOf = (locales) => localeList(locales)[0] ?? native.defaultLocale;
 
   const options = (value) => (value === undefined ? Object.create(null) : Object(value));
+  // Strings cross to the natives as UTF-8: a lone surrogate becomes U+FFFD.
+  const toWellFormed = String.prototype.toWellFormed;
+  const wellFormed = (text) => toWellFormed.call(text);
   const text = (opts, key, allowed, fallback, owner) => {
     const value = opts[key];
     if (value === undefined) return fallback;
@@ -154,7 +170,7 @@ export default function installIntl(native) {
       if (useGrouping === 'false') useGrouping = false;
       const signDisplay = text(o, 'signDisplay', ['auto', 'never', 'always', 'exceptZero', 'negative'], 'auto', owner);
       numberFormats.set(this, {
-        locale, numberingSystem: 'latn', style,
+        __proto__: null, locale, numberingSystem: 'latn', style,
         ...(style === 'currency' ? { currency, currencyDisplay, currencySign, currencyDigits } : {}),
         ...digits,
         useGrouping, notation,
@@ -184,8 +200,9 @@ export default function installIntl(native) {
 
   // The parts of a formatted number, read back from its text.
   const numberParts = (formatted, resolved) => {
-    const sample = native.formatNumber(resolved.locale, 1234.5,
-      { minimumIntegerDigits: 1, minimumFractionDigits: 1, maximumFractionDigits: 1, useGrouping: 'always' });
+    const sample = Array.from(native.formatNumber(resolved.locale, 1234.5, {
+      __proto__: null, minimumIntegerDigits: 1, minimumFractionDigits: 1, maximumFractionDigits: 1, useGrouping: 'always',
+    }));
     const [group, decimal] = [sample[1], sample[5]];
     const parts = [];
     let seenDecimal = false;
@@ -215,7 +232,7 @@ export default function installIntl(native) {
       const o = options(opts);
       const locale = localeOf(locales);
       const type = text(o, 'type', ['cardinal', 'ordinal'], 'cardinal', 'Intl.PluralRules');
-      pluralRules.set(this, { locale, type, ...digitOptions(o, 0, 3, 'standard') });
+      pluralRules.set(this, { __proto__: null, locale, type, ...digitOptions(o, 0, 3, 'standard') });
     }
     select(value) {
       const resolved = pluralRules.get(this);
@@ -223,7 +240,9 @@ export default function installIntl(native) {
       const n = Number(value);
       if (!Number.isFinite(n)) return 'other';
       // The number as it would be shown, in plain digits: "1.0" is not "1".
-      const shown = native.formatNumber('en', Math.abs(n), { ...resolved, useGrouping: false, style: 'decimal' });
+      const shown = native.formatNumber('en', Math.abs(n), {
+        __proto__: null, ...resolved, useGrouping: false, style: 'decimal',
+      });
       return native.pluralCategory(resolved.locale, resolved.type === 'ordinal', shown);
     }
     resolvedOptions() {
@@ -264,11 +283,11 @@ export default function installIntl(native) {
     }
     format(list) {
       const { locale, type, style } = listFormats.get(this);
-      return native.formatList(locale, type, style, listItems(list ?? []));
+      return native.formatList(locale, type, style, listItems(list ?? []).map(wellFormed));
     }
     formatToParts(list) {
       const { locale, type, style } = listFormats.get(this);
-      const items = listItems(list ?? []);
+      const items = listItems(list ?? []).map(wellFormed);
       // Markers no item contains stand in for the items, then are split out.
       const marked = native.formatList(locale, type, style, items.map((_, i) => `\uE000${i}\uE001`));
       return marked.split(/(\uE000\d+\uE001)/).filter(Boolean).map((piece) => {
@@ -305,7 +324,7 @@ export default function installIntl(native) {
       const resolved = collators.get(this);
       if (resolved === undefined) throw new TypeError('Method Intl.Collator.prototype.compare called on incompatible receiver');
       return bound(this, compareFunctions, (a, b) => native.compare(resolved.locale, resolved.sensitivity,
-        resolved.numeric, resolved.caseFirst, String(a), String(b)));
+        resolved.numeric, resolved.caseFirst, wellFormed(String(a)), wellFormed(String(b))));
     }
     resolvedOptions() { return { ...collators.get(this) }; }
     static supportedLocalesOf(locales) { return localeList(locales); }
@@ -342,7 +361,7 @@ export default function installIntl(native) {
       // The number as NumberFormat would show it (at most three fraction
       // digits), in plain digits, its sign kept (-0 is in the past).
       const shown = native.formatNumber('en', n, {
-        minimumIntegerDigits: 1, minimumFractionDigits: 0, maximumFractionDigits: 3, useGrouping: false,
+        __proto__: null, minimumIntegerDigits: 1, minimumFractionDigits: 0, maximumFractionDigits: 3, useGrouping: false,
       });
       return native.formatRelative(resolved.locale, resolved.style, resolved.numeric, singular, shown);
     }
@@ -390,7 +409,7 @@ export default function installIntl(native) {
     const o = options(opts);
     const locale = localeOf(locales);
     const owner = 'Intl.DateTimeFormat';
-    const resolved = { locale, calendar: 'gregory', numberingSystem: 'latn' };
+    const resolved = { __proto__: null, locale, calendar: 'gregory', numberingSystem: 'latn' };
     const hour12 = o.hour12 === undefined ? undefined : Boolean(o.hour12);
     let hourCycle = text(o, 'hourCycle', ['h11', 'h12', 'h23', 'h24'], undefined, owner);
     if (hour12 !== undefined) hourCycle = hour12 ? 'h12' : 'h23';
@@ -425,7 +444,7 @@ export default function installIntl(native) {
       Object.assign(fields, { hour: 'numeric', minute: 'numeric', second: 'numeric' });
     }
     if (fields.hour !== undefined && hourCycle !== undefined) resolved.hourCycle = hourCycle;
-    return { ...resolved, ...fields };
+    return { __proto__: null, ...resolved, ...fields };
   };
 
   const timeValue = (date) => {
@@ -435,7 +454,7 @@ export default function installIntl(native) {
   };
   // The natives read every option as text.
   const forNative = (resolved) => (resolved.fractionalSecondDigits === undefined
-    ? resolved : { ...resolved, fractionalSecondDigits: String(resolved.fractionalSecondDigits) });
+    ? resolved : { __proto__: null, ...resolved, fractionalSecondDigits: String(resolved.fractionalSecondDigits) });
   const formatDate = (resolved, date) => native.formatDate(resolved.locale, timeValue(date), forNative(resolved));
 
   class DateTimeFormat {
@@ -466,7 +485,7 @@ export default function installIntl(native) {
   }
   define(DateTimeFormat.prototype, Symbol.toStringTag, 'Intl.DateTimeFormat');
 
-  const dateMethod = (name, required, defaults) => define(Date.prototype, name, {
+  const dateMethod = (name, required, defaults) => method(Date.prototype, `Date.${name}`, {
     [name](locales, opts) {
       const time = Date.prototype.getTime.call(this);
       if (Number.isNaN(time)) return 'Invalid Date';
@@ -489,9 +508,15 @@ export default function installIntl(native) {
       const [base, extension = ''] = canonical.split(/-u-/);
       const subtags = base.split('-');
       const keyword = (key) => new RegExp(`(?:^|-)${key}-([a-z0-9-]+?)(?=-[a-z0-9]{2}(?:-|$)|$)`).exec(extension)?.[1];
-      const language = o.language === undefined ? subtags[0] : String(o.language);
-      const script = o.script ?? subtags.find((s, i) => i > 0 && /^[A-Z][a-z]{3}$/.test(s));
-      const region = o.region ?? subtags.find((s, i) => i > 0 && /^([A-Z]{2}|\d{3})$/.test(s));
+      const subtag = (key, pattern) => {
+        if (o[key] === undefined) return undefined;
+        const value = String(o[key]);
+        if (!pattern.test(value)) throw new RangeError(`Incorrect locale information provided`);
+        return value;
+      };
+      const language = subtag('language', /^([a-z]{2,3}|[a-z]{5,8})$/i) ?? subtags[0];
+      const script = subtag('script', /^[a-z]{4}$/i) ?? subtags.find((s, i) => i > 0 && /^[A-Z][a-z]{3}$/.test(s));
+      const region = subtag('region', /^([a-z]{2}|\d{3})$/i) ?? subtags.find((s, i) => i > 0 && /^([A-Z]{2}|\d{3})$/.test(s));
       locales.set(this, {
         baseName: [language, script, region].filter(Boolean).join('-'),
         language, script, region,
@@ -526,21 +551,26 @@ export default function installIntl(native) {
   define(Intl, 'Collator', Collator);
   define(Intl, 'getCanonicalLocales', (locales) => localeList(locales));
   Object.defineProperty(Intl, Symbol.toStringTag, { value: 'Intl', configurable: true });
-  define(globalThis, 'Intl', Intl);
+  try {
+    define(globalThis, 'Intl', Intl);
+  } catch (_) {
+    // A frozen global object keeps the boot script's getter, which gives this Intl.
+  }
 
-  define(Number.prototype, 'toLocaleString', function toLocaleString(locales, opts) {
+  method(Number.prototype, 'Number.toLocaleString', function toLocaleString(locales, opts) {
     if (typeof this !== 'number' && !(this instanceof Number)) {
       throw new TypeError('Number.prototype.toLocaleString requires that \'this\' be a Number');
     }
     return new NumberFormat(locales, opts).format(Number(this));
   });
-  define(BigInt.prototype, 'toLocaleString', function toLocaleString(locales, opts) {
+  method(BigInt.prototype, 'BigInt.toLocaleString', function toLocaleString(locales, opts) {
     return new NumberFormat(locales, opts).format(BigInt.prototype.valueOf.call(this));
   });
-  define(String.prototype, 'localeCompare', function localeCompare(that, locales, opts) {
+  method(String.prototype, 'String.localeCompare', function localeCompare(that, locales, opts) {
     if (this === undefined || this === null) {
       throw new TypeError('String.prototype.localeCompare called on null or undefined');
     }
     return new Collator(locales, opts).compare(String(this), String(that));
   });
+  return { Intl, methods };
 }

@@ -1,44 +1,56 @@
 // Makes Intl, and the locale methods that use it, load on first use: a
 // worker's start does not pay for what most guests never touch. Evaluates
 // to a function the worker calls once with the loader, which installs
-// js/intl.js (replacing everything defined here).
+// js/intl.js (replacing what is defined here wherever the guest left it
+// writable) and returns its Intl and locale methods.
 (load) => {
-  let loaded = false;
+  // 'idle' until a first use loads Intl, 'done' after. A load that fails
+  // throws, and the next use tries again; a use while loading is an error,
+  // never a loop.
+  let state = 'idle';
+  let installed;
   const ensure = () => {
-    if (!loaded) {
-      loaded = true;
-      load();
+    if (state === 'done') return installed;
+    if (state === 'loading') throw new TypeError('Intl is not available while it loads');
+    state = 'loading';
+    try {
+      installed = load();
+      state = 'done';
+      return installed;
+    } catch (error) {
+      state = 'idle';
+      throw error;
     }
   };
   Object.defineProperty(globalThis, 'Intl', {
     configurable: true,
     enumerable: false,
     get() {
-      ensure();
-      return globalThis.Intl;
+      return ensure().Intl;
     },
     set(value) {
       ensure();
-      globalThis.Intl = value;
+      Object.defineProperty(globalThis, 'Intl', {
+        value, writable: true, configurable: true, enumerable: false,
+      });
     },
   });
   const methods = [
-    [Number.prototype, 'toLocaleString'],
-    [BigInt.prototype, 'toLocaleString'],
-    [String.prototype, 'localeCompare'],
-    [Date.prototype, 'toLocaleString'],
-    [Date.prototype, 'toLocaleDateString'],
-    [Date.prototype, 'toLocaleTimeString'],
+    [Number.prototype, 'Number', 'toLocaleString'],
+    [BigInt.prototype, 'BigInt', 'toLocaleString'],
+    [String.prototype, 'String', 'localeCompare'],
+    [Date.prototype, 'Date', 'toLocaleString'],
+    [Date.prototype, 'Date', 'toLocaleDateString'],
+    [Date.prototype, 'Date', 'toLocaleTimeString'],
   ];
-  for (const [proto, name] of methods) {
+  for (const [proto, owner, name] of methods) {
     Object.defineProperty(proto, name, {
       configurable: true,
       writable: true,
       enumerable: false,
       value: {
         [name](...args) {
-          ensure();
-          return proto[name].apply(this, args);
+          return ensure().methods[`${owner}.${name}`].apply(this, args);
         },
       }[name],
     });
