@@ -232,7 +232,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn nested_and_repeated_paths_are_attached_once() {
+    fn nested_and_repeated_paths_are_attached_once() -> Result<(), String> {
         let paths = [
             PathBuf::from("/usr/lib/python3.11/lib-dynload"),
             PathBuf::from("/usr/lib/python3.11"),
@@ -240,31 +240,30 @@ mod tests {
             PathBuf::from("/opt/site/./packages"),
         ];
         assert_eq!(
-            normalise(&paths).unwrap(),
+            normalise(&paths)?,
             vec![
                 PathBuf::from("/opt/site/packages"),
                 PathBuf::from("/usr/lib/python3.11")
             ]
         );
+        Ok(())
     }
 
     #[test]
-    fn a_hidden_path_named_as_readable_is_shown_and_one_inside_it_is_refused() {
+    fn a_hidden_path_named_as_readable_is_shown_and_one_inside_it_is_refused() -> Result<(), String>
+    {
         let stdlib = PathBuf::from("/py/lib/python3.11");
         let site = stdlib.join("site-packages");
         let hidden = vec![site.clone()];
         assert_eq!(
-            still_hidden(&hidden, std::slice::from_ref(&stdlib)).unwrap(),
+            still_hidden(&hidden, std::slice::from_ref(&stdlib))?,
             hidden,
             "inside a readable tree, it stays hidden"
         );
-        assert!(
-            still_hidden(&hidden, &[stdlib.clone(), site.clone()])
-                .unwrap()
-                .is_empty()
-        );
+        assert!(still_hidden(&hidden, &[stdlib.clone(), site.clone()])?.is_empty());
         let err = still_hidden(&hidden, &[stdlib, site.join("numpy")]).unwrap_err();
         assert!(err.contains("name the whole directory"), "{err}");
+        Ok(())
     }
 
     #[test]

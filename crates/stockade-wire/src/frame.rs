@@ -279,7 +279,7 @@ mod tests {
     }
 
     #[test]
-    fn a_frame_past_the_accepted_size_is_skipped_keeping_its_head() {
+    fn a_frame_past_the_accepted_size_is_skipped_keeping_its_head() -> Result<(), DecodeError> {
         let big: Vec<u8> = (0..5000u32).map(|i| i as u8).collect();
         let bytes = framed(&[b"before", &big, b"after"]);
         // Byte by byte, the skipped body is never buffered.
@@ -290,7 +290,7 @@ mod tests {
         for byte in &bytes {
             reader.extend(std::slice::from_ref(byte));
             most_buffered = most_buffered.max(reader.buf.len() - reader.start);
-            while let Some(frame) = reader.next_with(<[u8]>::to_vec).unwrap() {
+            while let Some(frame) = reader.next_with(<[u8]>::to_vec)? {
                 seen.push(frame);
             }
         }
@@ -312,34 +312,37 @@ mod tests {
         reader.set_accept(100);
         reader.extend(&bytes);
         let mut again = Vec::new();
-        while let Some(frame) = reader.next_with(<[u8]>::to_vec).unwrap() {
+        while let Some(frame) = reader.next_with(<[u8]>::to_vec)? {
             again.push(frame);
         }
         assert_eq!(again, seen);
+        Ok(())
     }
 
     #[test]
-    fn a_short_skipped_frame_keeps_all_of_itself() {
+    fn a_short_skipped_frame_keeps_all_of_itself() -> Result<(), DecodeError> {
         let bytes = framed(&[b"0123456789"]);
         let mut reader = FrameReader::new(&WireLimits::default());
         reader.set_accept(4);
         reader.extend(&bytes);
         assert_eq!(
-            reader.next_with(<[u8]>::to_vec).unwrap(),
+            reader.next_with(<[u8]>::to_vec)?,
             Some(Frame::Skipped {
                 head: b"0123456789".to_vec(),
                 len: 10
             })
         );
+        Ok(())
     }
 
     #[test]
-    fn a_large_buffer_is_given_back_once_its_frame_is_taken() {
+    fn a_large_buffer_is_given_back_once_its_frame_is_taken() -> Result<(), DecodeError> {
         let big = vec![7u8; 4 * KEEP_CAPACITY];
         let mut reader = FrameReader::new(&WireLimits::default());
         reader.extend(&framed(&[&big]));
-        assert_eq!(next(&mut reader).unwrap().map(|f| f.len()), Some(big.len()));
+        assert_eq!(next(&mut reader)?.map(|f| f.len()), Some(big.len()));
         assert!(reader.buf.capacity() <= KEEP_CAPACITY);
+        Ok(())
     }
 
     #[test]
