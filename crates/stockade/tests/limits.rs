@@ -1,6 +1,9 @@
 //! Every limit trips with its documented error, and the host and the next
 //! session survive, on both Python engines (CPython and monty).
 
+#[macro_use]
+mod engines;
+
 use std::time::{Duration, Instant};
 
 use stockade::{Error, Interpreter, Language, Session, SessionOptions, TimeLimit, Value};
@@ -235,26 +238,6 @@ fn invalid_options_are_configuration_errors_naming_the_option() {
     assert!(
         matches!(Session::new(bad), Err(Error::Configuration(m)) if m.message().contains("max_recursion_depth"))
     );
-}
-
-/// Runs each test above that takes an engine on both Python engines, as
-/// `NAME::cpython` and `NAME::monty`.
-macro_rules! on_both_python_engines {
-    ($($name:ident),* $(,)?) => {
-        $(
-            mod $name {
-                #[test]
-                fn cpython() {
-                    super::$name(stockade::Interpreter::CPython)
-                }
-
-                #[test]
-                fn monty() {
-                    super::$name(stockade::Interpreter::Monty)
-                }
-            }
-        )*
-    };
 }
 
 on_both_python_engines!(

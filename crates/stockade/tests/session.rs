@@ -1,6 +1,9 @@
 //! Sessions on real workers: state, inputs, host functions, lookups, prints
 //! and values, each on both Python engines (CPython and monty).
 
+#[macro_use]
+mod engines;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -675,26 +678,6 @@ fn a_line_printed_before_a_hang_reaches_the_host(engine: Interpreter) {
     let outcome = session.run("print('before the hang')\nwhile True:\n    pass");
     assert!(matches!(outcome, Err(Error::Timeout { .. })), "{outcome:?}");
     assert_eq!(*printed.lock().unwrap(), "before the hang\n");
-}
-
-/// Runs each test above that takes an engine on both Python engines, as
-/// `NAME::cpython` and `NAME::monty`.
-macro_rules! on_both_python_engines {
-    ($($name:ident),* $(,)?) => {
-        $(
-            mod $name {
-                #[test]
-                fn cpython() {
-                    super::$name(stockade::Interpreter::CPython)
-                }
-
-                #[test]
-                fn monty() {
-                    super::$name(stockade::Interpreter::Monty)
-                }
-            }
-        )*
-    };
 }
 
 on_both_python_engines!(
