@@ -4,6 +4,7 @@
 //! guest's world (buffer cap, console, polyfills, clock, random, strict eval).
 
 mod bridge;
+mod bundled;
 mod heap;
 mod intl;
 mod modules;
@@ -21,6 +22,7 @@ use stockade_wire::{
 };
 
 use self::bridge::{Bridge, host_function};
+use self::bundled::Bundled;
 use self::heap::{HeapMeter, MeteredAllocator};
 use self::modules::HostModules;
 use self::values::{Inspector, Refused, from_wire, inspected, show, to_wire};
@@ -34,16 +36,7 @@ const MAX_TIMER_CALLBACKS: u32 = 100_000;
 
 const BUFFERS: &str = include_str!("js/buffers.js");
 const PRELUDE: &str = include_str!("js/prelude.js");
-/// Node's util.inspect (third_party/node-inspect-extracted) as a module,
-/// compiled to this QuickJS's bytecode by build.rs (js/inspect_module.js).
-static INSPECT_BYTECODE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/inspect.qjsbc"));
-/// The guest's console (js/console.js), compiled by build.rs.
-static CONSOLE_BYTECODE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/console.qjsbc"));
 const INTL_BOOT: &str = include_str!("js/intl_boot.js");
-/// The guest's Intl (js/intl.js, on the natives of `intl/`), compiled by build.rs.
-static INTL_BYTECODE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/intl.qjsbc"));
-/// The opt-in web polyfills (js/polyfills.js), compiled by build.rs.
-static POLYFILLS_BYTECODE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/polyfills.qjsbc"));
 const CLOCK: &str = include_str!("js/clock.js");
 const RANDOM: &str = include_str!("js/random.js");
 const STRICT: &str = include_str!("js/strict.js");
@@ -116,42 +109,14 @@ fn inspected_result<'js>(
 
 /// Loads Node's util.inspect, once a guest's console needs it.
 fn load_inspect<'js>(ctx: Ctx<'js>) -> rquickjs::Result<Object<'js>> {
-    // SAFETY: the bytes are bytecode this build's own QuickJS wrote, from
-    // our own module source (build.rs).
-    unsafe { load_module(&ctx, INSPECT_BYTECODE) }
+    Bundled::Inspect.load(&ctx)
 }
 
 /// Installs Intl (js/intl.js on the natives of `intl/`), the first time a
 /// guest touches it.
 fn load_intl(ctx: Ctx<'_>) -> rquickjs::Result<Object<'_>> {
-    // SAFETY: build.rs wrote these bytes with this build's QuickJS.
-    let install: Function = unsafe { load_module(&ctx, INTL_BYTECODE) }?;
+    let install: Function = Bundled::Intl.load(&ctx)?;
     install.call((intl::natives(&ctx)?,))
-}
-
-/// The default export of a bundled module, from its bytecode.
-///
-/// # Safety
-/// `bytecode` must be what build.rs wrote with this build's QuickJS.
-unsafe fn load_module<'js, T: rquickjs::FromJs<'js>>(
-    ctx: &Ctx<'js>,
-    bytecode: &'static [u8],
-) -> rquickjs::Result<T> {
-    // SAFETY: as the caller promises; the bytes are static, as QuickJS's
-    // read-only loading needs.
-    let module = unsafe { Module::load(ctx.clone(), bytecode) }?;
-    let (module, evaluated) = module.eval()?;
-    // The modules do not await: they have run. Driving the job queue here
-    // would run the guest's own pending jobs in the middle of a log call.
-    match evaluated.result::<JsValue>() {
-        Some(Ok(_)) => module.namespace()?.get("default"),
-        Some(Err(err)) => Err(err),
-        None => Err(rquickjs::Error::new_from_js_message(
-            "module",
-            "value",
-            "a bundled module did not finish loading",
-        )),
-    }
 }
 
 /// Whether a snippet has a top-level import or export statement, and so
@@ -212,32 +177,14 @@ impl JavaScriptEngine {
             run_script::<_, ()>(&ctx, "prelude", PRELUDE, ())?;
             let load_inspect =
                 Function::new(ctx.clone(), load_inspect).map_err(|err| err.to_string())?;
-            // SAFETY: build.rs wrote these bytes with this build's QuickJS.
-            let install: Function = unsafe { load_module(&ctx, CONSOLE_BYTECODE) }
-                .map_err(|err| format!("cannot load the console: {err}"))?;
-            let inspector: Function = install.call((print, load_inspect)).map_err(|err| {
-                let thrown = ctx.catch();
-                format!(
-                    "the console failed: {err}: {}",
-                    show(&ctx, &thrown, &|| false)
-                )
-            })?;
+            let inspector: Function = Bundled::Console.install(&ctx, (print, load_inspect))?;
             if ctx.store_userdata(Inspector(inspector)).is_err() {
                 return Err("cannot keep the console's inspector".into());
             }
             let load_intl = Function::new(ctx.clone(), load_intl).map_err(|err| err.to_string())?;
             run_script::<_, ()>(&ctx, "Intl boot", INTL_BOOT, (load_intl,))?;
             let timers = if config.web_polyfills {
-                // SAFETY: build.rs wrote these bytes with this build's QuickJS.
-                let install: Function = unsafe { load_module(&ctx, POLYFILLS_BYTECODE) }
-                    .map_err(|err| format!("cannot load the polyfills: {err}"))?;
-                let driver: Object = install.call((MAX_TIMER_CALLBACKS,)).map_err(|err| {
-                    let thrown = ctx.catch();
-                    format!(
-                        "the polyfills failed: {err}: {}",
-                        show(&ctx, &thrown, &|| false)
-                    )
-                })?;
+                let driver: Object = Bundled::Polyfills.install(&ctx, (MAX_TIMER_CALLBACKS,))?;
                 Some(Persistent::save(&ctx, driver))
             } else {
                 None
