@@ -12,7 +12,7 @@ use stockade::{JavaScriptOptions, Language, SessionOptions};
 
 /// The programs docs/compatibility.md lists (as `NAME.js`) as printing
 /// something other than Node, by file stem.
-const LISTED: &[&str] = &["14_error_handling", "21_bigint_math", "57_intl_thousands"];
+const LISTED: &[&str] = &["57_intl_thousands"];
 
 fn corpus() -> Vec<PathBuf> {
     common::corpus("javascript", "js")

@@ -9111,9 +9111,9 @@ static JSValue JS_GetPropertyInternal(JSContext *ctx, JSValueConst obj,
     if (unlikely(tag != JS_TAG_OBJECT)) {
         switch(tag) {
         case JS_TAG_NULL:
-            return JS_ThrowTypeErrorAtom(ctx, "cannot read property '%s' of null", prop);
+            return JS_ThrowTypeErrorAtom(ctx, "Cannot read properties of null (reading '%s')", prop);
         case JS_TAG_UNDEFINED:
-            return JS_ThrowTypeErrorAtom(ctx, "cannot read property '%s' of undefined", prop);
+            return JS_ThrowTypeErrorAtom(ctx, "Cannot read properties of undefined (reading '%s')", prop);
         case JS_TAG_EXCEPTION:
             return JS_EXCEPTION;
         case JS_TAG_STRING:
@@ -10046,9 +10046,9 @@ static JSValue JS_GetPropertyValue(JSContext *ctx, JSValueConst this_obj,
         if (unlikely(atom == JS_ATOM_NULL))
             return JS_EXCEPTION;
         if (tag == JS_TAG_NULL) {
-            JS_ThrowTypeErrorAtom(ctx, "cannot read property '%s' of null", atom);
+            JS_ThrowTypeErrorAtom(ctx, "Cannot read properties of null (reading '%s')", atom);
         } else {
-            JS_ThrowTypeErrorAtom(ctx, "cannot read property '%s' of undefined", atom);
+            JS_ThrowTypeErrorAtom(ctx, "Cannot read properties of undefined (reading '%s')", atom);
         }
         JS_FreeAtom(ctx, atom);
         return JS_EXCEPTION;
@@ -10551,10 +10551,10 @@ static int JS_SetPropertyInternal2(JSContext *ctx, JSValueConst obj, JSAtom prop
 
     switch(JS_VALUE_GET_TAG(this_obj)) {
     case JS_TAG_NULL:
-        JS_ThrowTypeErrorAtom(ctx, "cannot set property '%s' of null", prop);
+        JS_ThrowTypeErrorAtom(ctx, "Cannot set properties of null (setting '%s')", prop);
         goto fail;
     case JS_TAG_UNDEFINED:
-        JS_ThrowTypeErrorAtom(ctx, "cannot set property '%s' of undefined", prop);
+        JS_ThrowTypeErrorAtom(ctx, "Cannot set properties of undefined (setting '%s')", prop);
         goto fail;
     case JS_TAG_OBJECT:
         p = JS_VALUE_GET_OBJ(this_obj);
@@ -13951,7 +13951,7 @@ static JSValue JS_ToNumberHintFree(JSContext *ctx, JSValue val,
     case JS_TAG_SHORT_BIG_INT:
         if (flag != TON_FLAG_NUMERIC) {
             JS_FreeValue(ctx, val);
-            return JS_ThrowTypeError(ctx, "cannot convert BigInt to number");
+            return JS_ThrowTypeError(ctx, "Cannot convert a BigInt value to a number");
         }
         ret = val;
         break;
@@ -15229,7 +15229,7 @@ static no_inline __exception int js_unary_arith_slow(JSContext *ctx,
             v = JS_VALUE_GET_SHORT_BIG_INT(op1);
             switch(op) {
             case OP_plus:
-                JS_ThrowTypeError(ctx, "bigint argument with unary +");
+                JS_ThrowTypeError(ctx, "Cannot convert a BigInt value to a number");
                 goto exception;
             case OP_inc:
                 if (v == JS_SHORT_BIG_INT_MAX)
@@ -15262,7 +15262,7 @@ static no_inline __exception int js_unary_arith_slow(JSContext *ctx,
         bigint_slow_case1:
             switch(op) {
             case OP_plus:
-                JS_ThrowTypeError(ctx, "bigint argument with unary +");
+                JS_ThrowTypeError(ctx, "Cannot convert a BigInt value to a number");
                 JS_FreeValue(ctx, op1);
                 goto exception;
             case OP_inc:
@@ -15362,6 +15362,22 @@ static no_inline int js_not_slow(JSContext *ctx, JSValue *sp)
  exception:
     sp[-1] = JS_UNDEFINED;
     return -1;
+}
+
+/* An arithmetic or bitwise operator given one BigInt and one Number: the
+   same words as V8, which is what programs and their authors expect. */
+static bool js_operands_mix_bigint(uint32_t tag1, uint32_t tag2)
+{
+    bool big1 = tag1 == JS_TAG_BIG_INT || tag1 == JS_TAG_SHORT_BIG_INT;
+    bool big2 = tag2 == JS_TAG_BIG_INT || tag2 == JS_TAG_SHORT_BIG_INT;
+    return big1 != big2;
+}
+
+static void js_throw_mixed_bigint(JSContext *ctx, JSValue op1, JSValue op2)
+{
+    JS_FreeValue(ctx, op1);
+    JS_FreeValue(ctx, op2);
+    JS_ThrowTypeError(ctx, "Cannot mix BigInt and other types, use explicit conversions");
 }
 
 static no_inline __exception int js_binary_arith_slow(JSContext *ctx, JSValue *sp,
@@ -15521,6 +15537,10 @@ static no_inline __exception int js_binary_arith_slow(JSContext *ctx, JSValue *s
         sp[-2] = JS_CompactBigInt(ctx, r);
     } else {
         double dr;
+        if (js_operands_mix_bigint(tag1, tag2)) {
+            js_throw_mixed_bigint(ctx, op1, op2);
+            goto exception;
+        }
         /* float64 result */
         if (JS_ToFloat64Free(ctx, &d1, op1)) {
             JS_FreeValue(ctx, op2);
@@ -15659,6 +15679,11 @@ static no_inline __exception int js_add_slow(JSContext *ctx, JSValue *sp)
         sp[-2] = JS_CompactBigInt(ctx, r);
     } else {
         double d1, d2;
+        if (js_operands_mix_bigint(JS_VALUE_GET_NORM_TAG(op1),
+                                   JS_VALUE_GET_NORM_TAG(op2))) {
+            js_throw_mixed_bigint(ctx, op1, op2);
+            goto exception;
+        }
         /* float64 result */
         if (JS_ToFloat64Free(ctx, &d1, op1)) {
             JS_FreeValue(ctx, op2);
@@ -15809,6 +15834,10 @@ static no_inline __exception int js_binary_logic_slow(JSContext *ctx,
             goto exception;
         sp[-2] = JS_CompactBigInt(ctx, r);
     } else {
+        if (js_operands_mix_bigint(tag1, tag2)) {
+            js_throw_mixed_bigint(ctx, op1, op2);
+            goto exception;
+        }
         if (unlikely(JS_ToInt32Free(ctx, (int32_t *)&v1, op1))) {
             JS_FreeValue(ctx, op2);
             goto exception;
@@ -16223,7 +16252,7 @@ static no_inline int js_shr_slow(JSContext *ctx, JSValue *sp)
         JS_VALUE_GET_TAG(op1) == JS_TAG_SHORT_BIG_INT ||
         JS_VALUE_GET_TAG(op2) == JS_TAG_BIG_INT ||
         JS_VALUE_GET_TAG(op2) == JS_TAG_SHORT_BIG_INT) {
-        JS_ThrowTypeError(ctx, "BigInt operands are forbidden for >>>");
+        JS_ThrowTypeError(ctx, "BigInts have no unsigned right shift, use >> instead");
         JS_FreeValue(ctx, op1);
         JS_FreeValue(ctx, op2);
         goto exception;
