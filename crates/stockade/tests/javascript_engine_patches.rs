@@ -127,3 +127,19 @@ fn mixing_bigint_and_number_uses_v8_words() {
         other => panic!("expected a TypeError, got {other:?}"),
     }
 }
+
+#[test]
+fn spreading_a_huge_string_trips_max_memory_cleanly() {
+    let mut session =
+        Session::new(SessionOptions::new(Language::JavaScript).max_memory(64 * 1024 * 1024))
+            .expect("a JavaScript session starts");
+    match session.run("const o = { ...'x'.repeat(20_000_000) }; Object.keys(o).length") {
+        Err(Error::Memory { .. }) => {}
+        other => panic!("expected max_memory to end the feed, got {other:?}"),
+    }
+    // The session is over, and a fresh one is unaffected.
+    assert_eq!(
+        js().run("({ ...'ok' })[1]").unwrap(),
+        Value::Str("k".into())
+    );
+}

@@ -150,7 +150,7 @@ export default function installIntl(native) {
         throw new TypeError('Currency code is required with currency style.');
       }
       if (style === 'unit') {
-        throw new RangeError('Intl.NumberFormat: style "unit" is not supported in this sandbox yet');
+        throw new RangeError('Intl.NumberFormat: style "unit" is not supported in this sandbox (its locale data has no unit names); format the number and write the unit yourself');
       }
       const notation = text(o, 'notation', ['standard', 'scientific', 'engineering', 'compact'], 'standard', owner);
       const currencyDigits = style === 'currency' ? (CURRENCY_DIGITS[currency] ?? 2) : 0;
