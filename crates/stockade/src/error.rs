@@ -147,6 +147,7 @@ pub enum ErrorKind {
     Protocol,
     Interrupted,
     Forked,
+    Cursor,
 }
 
 /// Every way a session call can fail.
@@ -201,6 +202,12 @@ pub enum Error {
     /// its worker belongs to that process and cannot be used here.
     #[error("this session belongs to process {owner}; a forked process must start its own")]
     Forked { owner: u32 },
+    /// A stepped feed's cursor was misused: resumed twice, resumed with an
+    /// answer that does not fit, or the session fed while it is suspended.
+    /// Nothing reached the worker; the session lives (and stays suspended
+    /// where it was).
+    #[error("{0}")]
+    Cursor(String),
 }
 
 impl TimeLimit {
@@ -250,6 +257,7 @@ impl Error {
             Error::Protocol(_) => ErrorKind::Protocol,
             Error::Interrupted => ErrorKind::Interrupted,
             Error::Forked { .. } => ErrorKind::Forked,
+            Error::Cursor(_) => ErrorKind::Cursor,
         }
     }
 

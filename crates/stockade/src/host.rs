@@ -85,6 +85,9 @@ pub(crate) enum HostFunction {
         start: Box<AsyncFn>,
         runtime: tokio::runtime::Handle,
     },
+    /// Only a name: its calls are answered by the host at a stepped feed's
+    /// cursors (`Session::start`); `run` raises NameError for them.
+    Declared,
 }
 
 impl std::fmt::Debug for HostFunction {
@@ -93,6 +96,7 @@ impl std::fmt::Debug for HostFunction {
             HostFunction::Sync(_) => "HostFunction::Sync",
             #[cfg(feature = "tokio")]
             HostFunction::Async { .. } => "HostFunction::Async",
+            HostFunction::Declared => "HostFunction::Declared",
         })
     }
 }

@@ -36,6 +36,7 @@ mod locate;
 mod options;
 mod pool;
 mod process;
+mod progress;
 mod session;
 mod spare;
 mod supervisor;
@@ -64,6 +65,7 @@ pub use options::{
     duration_from_secs,
 };
 pub use pool::{CheckoutOptions, Pool, PoolOptions, PoolStats};
+pub use progress::{CursorAnswer, FunctionCall, NameLookup, PendingFutures, Progress};
 pub use session::{RunLimits, Session, WorkerInfo};
 pub use stockade_wire::{
     BigInt, Date, DateTime, GuestException, MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION,

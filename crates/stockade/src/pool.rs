@@ -153,7 +153,7 @@ impl Shared {
             }
             state.starting += 1;
             drop(state);
-            let started = Session::start_from(self.options.clone(), true);
+            let started = Session::launch_from(self.options.clone(), true);
             state = self.lock();
             state.starting -= 1;
             match started {
@@ -215,7 +215,7 @@ impl Pool {
             ));
         }
         options.validate().map_err(Error::invalid_option)?;
-        let first = Session::start_from(options.clone(), true)?;
+        let first = Session::launch_from(options.clone(), true)?;
         let shared = Arc::new(Shared {
             options,
             shape,
@@ -321,7 +321,7 @@ impl Pool {
                 session.adopt(options);
                 Ok(session)
             }
-            None => Session::start_from(options, true),
+            None => Session::launch_from(options, true),
         }
     }
 

@@ -24,7 +24,10 @@ use crate::process::WorkerProcess;
 mod end;
 mod io;
 mod start;
+mod step;
 mod turn;
+
+pub(crate) use step::Pause;
 
 use turn::Turn;
 
@@ -67,6 +70,12 @@ pub struct Session {
     /// The worker was started before this session asked for it (a pool's
     /// or the spare).
     prestarted: bool,
+    /// A stepped feed waiting for the host's answer at a cursor.
+    suspended: Option<step::Suspended>,
+    /// Cursors handed out so far (each cursor's number is unique).
+    cursors: u64,
+    /// Calls of the stepped feed the host deferred as futures.
+    step_futures: step::StepFutures,
 }
 
 impl std::fmt::Debug for Session {
@@ -171,6 +180,15 @@ impl Session {
         );
     }
 
+    /// Makes `name` callable from the guest with no function behind it:
+    /// a stepped feed (`start`) hands each call to the host at a cursor,
+    /// and `run` raises NameError for it. (A registered function's calls
+    /// come to a stepped feed's cursors too, without running it.)
+    pub fn declare_function(&mut self, name: &str) {
+        self.functions
+            .insert(name.to_owned(), HostFunction::Declared);
+    }
+
     /// Removes a host function. A guest that still holds it and calls it
     /// gets a NameError; returns whether it was registered.
     pub fn unregister_function(&mut self, name: &str) -> bool {
@@ -227,6 +245,23 @@ impl Session {
         inputs: Vec<(String, Value)>,
         limits: RunLimits,
     ) -> Result<Value, Error> {
+        let (turn, feed) = self.prepare_feed(code, inputs, limits)?;
+        self.answer(&feed)?;
+        let result = self.serve_turn(turn);
+        // Async calls the feed left unawaited are abandoned with it.
+        #[cfg(feature = "tokio")]
+        self.inflight.clear();
+        result
+    }
+
+    /// Checks that the session can take a feed of `code` and `inputs`, and
+    /// makes its Feed request and its turn (nothing is sent yet).
+    fn prepare_feed(
+        &mut self,
+        code: &str,
+        inputs: Vec<(String, Value)>,
+        limits: RunLimits,
+    ) -> Result<(Turn, Request), Error> {
         if let Some(err) = &self.lost {
             return Err(err.clone());
         }
@@ -235,6 +270,7 @@ impl Session {
                 owner: self.worker.owner(),
             });
         }
+        self.refuse_if_suspended()?;
         for (name, value) in &inputs {
             check_input(name, value, &self.wire)?;
         }
@@ -250,13 +286,7 @@ impl Session {
             .unwrap_or(self.options.max_result_bytes)
             .min(self.options.max_result_bytes);
         self.worker.limit_values(result_limit);
-        let turn = Turn::new(self.elapsed, result_limit);
-        self.answer(&feed)?;
-        let result = self.serve_turn(turn);
-        // Async calls the feed left unawaited are abandoned with it.
-        #[cfg(feature = "tokio")]
-        self.inflight.clear();
-        result
+        Ok((Turn::new(self.elapsed, result_limit), feed))
     }
 
     /// Ends the session: asks the worker to exit, then reaps it.
@@ -275,7 +305,7 @@ impl Session {
 
 /// Checks that a host value can be an input: no output-only parts, and
 /// within the wire's bounds.
-fn check_input(name: &str, value: &Value, wire: &WireLimits) -> Result<(), Error> {
+pub(crate) fn check_input(name: &str, value: &Value, wire: &WireLimits) -> Result<(), Error> {
     if let Some((path, kind)) = value.output_only_part() {
         return Err(Error::Conversion(format!(
             "input {name:?}: the value at {name}{path} is a {kind}, which is output-only and cannot be an input"

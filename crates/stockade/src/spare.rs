@@ -75,7 +75,7 @@ pub(crate) fn refill(key: WorkerKey, options: SessionOptions) {
     let started = std::thread::Builder::new()
         .name("stockade-spare".into())
         .spawn(move || {
-            let session = Session::start(options);
+            let session = Session::launch(options);
             with_spares(|spares| {
                 spares.starting.retain(|k| *k != key);
                 match session {
@@ -101,7 +101,7 @@ impl Session {
     pub fn new(options: SessionOptions) -> Result<Self, Error> {
         options.validate().map_err(Error::invalid_option)?;
         if !options.spare || !usable() {
-            return Self::start(options);
+            return Self::launch(options);
         }
         // The spare is matched on the files actually used, so a change of
         // $STOCKADE_WORKER (or PATH) never hands out an older worker.
@@ -113,7 +113,7 @@ impl Session {
                 session.adopt(options.clone());
                 Ok(session)
             }
-            None => Self::start(options.clone()),
+            None => Self::launch(options.clone()),
         };
         // The next session with these options will find one ready.
         if session.is_ok() {

@@ -46,15 +46,15 @@ fn remember_seccomp(report: &SandboxReport, interpreter: bool) {
 
 impl Session {
     /// Starts a new worker and configures it: a cold start.
-    pub(crate) fn start(options: SessionOptions) -> Result<Self, Error> {
+    pub(crate) fn launch(options: SessionOptions) -> Result<Self, Error> {
         let template = options.spare;
-        Self::start_from(options, template)
+        Self::launch_from(options, template)
     }
 
     /// A cold start, whose CPython worker is forked from a template
     /// interpreter when `template` says so (a pool's workers, a session's
     /// that keeps spares).
-    pub(crate) fn start_from(mut options: SessionOptions, template: bool) -> Result<Self, Error> {
+    pub(crate) fn launch_from(mut options: SessionOptions, template: bool) -> Result<Self, Error> {
         // The default engine is decided once (it looks for an interpreter).
         options.engine = Some(options.interpreter());
         options.validate().map_err(Error::invalid_option)?;
@@ -93,6 +93,9 @@ impl Session {
             },
             wire,
             prestarted: false,
+            suspended: None,
+            cursors: 0,
+            step_futures: Default::default(),
         };
         session.configure()?;
         session.start_supervision()?;

@@ -25,6 +25,23 @@ use super::{Reply, Session, TurnDeadline};
 /// truncation marker and the rest of the frame that crossed the line.
 const OUTPUT_SLACK: u64 = 64 * 1024 + 256;
 
+/// Where a turn stopped: something only the host can answer, or the end.
+#[derive(Debug)]
+pub(super) enum Stop {
+    /// The guest called a host function and waits for its outcome.
+    Call {
+        call_id: u32,
+        name: String,
+        args: Args,
+    },
+    /// The guest read a name nothing defines.
+    Lookup { name: String },
+    /// Every guest task waits on these pending calls.
+    Await { call_ids: Vec<u32> },
+    /// The feed's value.
+    Complete(Value),
+}
+
 /// One turn's clock and counts.
 #[derive(Debug)]
 pub(super) struct Turn {
@@ -58,6 +75,17 @@ impl Turn {
     pub(super) fn result_limit(&self) -> u64 {
         self.result_limit
     }
+
+    /// Time the host spent on the feed's behalf (a stepped feed's pause),
+    /// which no deadline counts.
+    pub(super) fn add_host_time(&mut self, spent: Duration) {
+        self.host_time += spent;
+    }
+
+    /// The host ended the feed (an Abort went out).
+    pub(super) fn abort(&mut self) {
+        self.aborted = true;
+    }
 }
 
 fn host_calls_exceeded(max: u32) -> String {
@@ -87,24 +115,78 @@ impl Session {
         }
     }
 
-    /// Serves the worker's messages until the feed completes or fails.
+    /// Serves the worker's messages until the feed completes or fails,
+    /// calling host functions and answering lookups itself.
     pub(super) fn serve_turn(&mut self, mut turn: Turn) -> Result<Value, Error> {
+        let policy = CallPolicy {
+            max_wait: self.options.max_host_wait,
+            redact: self.options.redact_host_errors,
+        };
+        loop {
+            match self.next_stop(&mut turn)? {
+                Stop::Call {
+                    call_id,
+                    name,
+                    args,
+                } => {
+                    let outcome = self.call(&mut turn, &name, call_id, args, &policy)?;
+                    self.resume(&mut turn, call_id, &name, outcome)?;
+                }
+                Stop::Lookup { name } => {
+                    let outcome = match self.count_host_call(&mut turn) {
+                        Some(abort) => LookupOutcome::Abort(abort),
+                        None if self.functions.contains_key(&name) => LookupOutcome::Function,
+                        None => match self.globals.get(&name) {
+                            Some(value) => LookupOutcome::Value(value.clone()),
+                            None => LookupOutcome::Undefined,
+                        },
+                    };
+                    self.answer(&Request::LookupReply(outcome))?;
+                }
+                Stop::Await { call_ids } => {
+                    let started = Instant::now();
+                    let results = self.resolve(&call_ids, &policy);
+                    turn.host_time += started.elapsed();
+                    let results = results?;
+                    if results
+                        .iter()
+                        .any(|(_, outcome)| matches!(outcome, CallOutcome::Abort(_)))
+                    {
+                        turn.aborted = true;
+                    }
+                    self.answer(&Request::Resolve { results })?;
+                }
+                Stop::Complete(value) => return Ok(value),
+            }
+        }
+    }
+
+    /// Counts one host call or lookup against `max_host_calls`; past it,
+    /// the feed is ended and the abort message to send is returned.
+    pub(super) fn count_host_call(&mut self, turn: &mut Turn) -> Option<String> {
+        turn.calls = turn.calls.saturating_add(1);
+        if turn.calls > self.options.max_host_calls {
+            turn.aborted = true;
+            return Some(host_calls_exceeded(self.options.max_host_calls));
+        }
+        None
+    }
+
+    /// Serves prints (and values too large to take) until the worker
+    /// stops at something only the host can answer, or the feed ends.
+    pub(super) fn next_stop(&mut self, turn: &mut Turn) -> Result<Stop, Error> {
         // The worker cuts output at max_output_bytes and adds one marker line.
         let output_allowance = self
             .options
             .limits
             .max_output_bytes
             .saturating_add(OUTPUT_SLACK);
-        let policy = CallPolicy {
-            max_wait: self.options.max_host_wait,
-            redact: self.options.redact_host_errors,
-        };
         loop {
-            let deadline = self.turn_deadline(&turn);
+            let deadline = self.turn_deadline(turn);
             let response = match self.recv_within(deadline, turn.result_limit())? {
                 Reply::Message(response) => response,
                 Reply::TooLarge { head, encoded } => {
-                    self.answer_too_large(&mut turn, head, encoded)?;
+                    self.answer_too_large(turn, head, encoded)?;
                     continue;
                 }
             };
@@ -150,37 +232,15 @@ impl Session {
                         positional,
                         keyword,
                     };
-                    let outcome = self.call(&mut turn, &name, call_id, args, &policy)?;
-                    self.resume(&mut turn, call_id, &name, outcome)?;
+                    return Ok(Stop::Call {
+                        call_id,
+                        name,
+                        args,
+                    });
                 }
-                Response::Lookup { name, .. } => {
-                    turn.calls = turn.calls.saturating_add(1);
-                    let outcome = if turn.calls > self.options.max_host_calls {
-                        turn.aborted = true;
-                        LookupOutcome::Abort(host_calls_exceeded(self.options.max_host_calls))
-                    } else if self.functions.contains_key(&name) {
-                        LookupOutcome::Function
-                    } else if let Some(value) = self.globals.get(&name) {
-                        LookupOutcome::Value(value.clone())
-                    } else {
-                        LookupOutcome::Undefined
-                    };
-                    self.answer(&Request::LookupReply(outcome))?;
-                }
-                Response::Await { call_ids, .. } => {
-                    let started = Instant::now();
-                    let results = self.resolve(&call_ids, &policy);
-                    turn.host_time += started.elapsed();
-                    let results = results?;
-                    if results
-                        .iter()
-                        .any(|(_, outcome)| matches!(outcome, CallOutcome::Abort(_)))
-                    {
-                        turn.aborted = true;
-                    }
-                    self.answer(&Request::Resolve { results })?;
-                }
-                Response::Complete { value, .. } => return Ok(value),
+                Response::Lookup { name, .. } => return Ok(Stop::Lookup { name }),
+                Response::Await { call_ids, .. } => return Ok(Stop::Await { call_ids }),
+                Response::Complete { value, .. } => return Ok(Stop::Complete(value)),
                 Response::Error {
                     kind,
                     exception,
@@ -205,7 +265,7 @@ impl Session {
         args: Args,
         policy: &CallPolicy,
     ) -> Result<CallOutcome, Error> {
-        let Some(function) = self.functions.get_mut(name) else {
+        if !self.functions.contains_key(name) {
             if !self.listed.contains(name) {
                 return Err(self.broken(format!(
                     "the worker called host function {name:?}, which it was never given"
@@ -215,15 +275,23 @@ impl Session {
                 "NameError",
                 &format!("host function {name:?} is no longer available"),
             )));
-        };
-        turn.calls = turn.calls.saturating_add(1);
-        if turn.calls > self.options.max_host_calls {
-            turn.aborted = true;
-            return Ok(CallOutcome::Abort(host_calls_exceeded(
-                self.options.max_host_calls,
-            )));
         }
+        if let Some(abort) = self.count_host_call(turn) {
+            return Ok(CallOutcome::Abort(abort));
+        }
+        let Some(function) = self.functions.get_mut(name) else {
+            return Ok(CallOutcome::Raise(GuestException::new(
+                "NameError",
+                &format!("host function {name:?} is no longer available"),
+            )));
+        };
         Ok(match function {
+            HostFunction::Declared => CallOutcome::Raise(GuestException::new(
+                "NameError",
+                &format!(
+                    "host function {name:?} is answered only in a stepped feed (start), not in run"
+                ),
+            )),
             HostFunction::Sync(call) => {
                 let started = Instant::now();
                 let answer = call_sync(call, args);
@@ -288,9 +356,8 @@ impl Session {
         match head {
             ResponseHead::Complete => Err(Error::ResultTooLarge { limit }),
             ResponseHead::Call { call_id, name } if !turn.aborted => {
-                turn.calls = turn.calls.saturating_add(1);
-                let outcome = if turn.calls > self.options.max_host_calls {
-                    CallOutcome::Abort(host_calls_exceeded(self.options.max_host_calls))
+                let outcome = if let Some(abort) = self.count_host_call(turn) {
+                    CallOutcome::Abort(abort)
                 } else {
                     let named = name.map_or_else(
                         || "a host function".to_owned(),
