@@ -127,6 +127,7 @@ pub fn to_pyerr(py: Python<'_>, err: Error, interrupted: Option<PyErr>) -> PyErr
             }
         },
         Error::Forked { .. } => "forked",
+        Error::Cursor(_) => "cursor",
         // A kind this package does not know yet: a plain StockadeError.
         _ => "error",
     };

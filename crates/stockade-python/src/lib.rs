@@ -11,6 +11,7 @@ mod options;
 mod pool;
 mod runtime;
 mod session;
+mod stepping;
 mod to_python;
 
 use pyo3::prelude::*;

@@ -13,6 +13,7 @@ use crate::from_python::{Refusal, from_python, quoted};
 use crate::functions::{async_function, sync_function};
 use crate::options::session_options;
 use crate::runtime::runtime_handle;
+use crate::stepping::{answer_from, progress_tuple};
 use crate::to_python::to_python;
 
 #[pyclass(module = "stockade._native")]
@@ -99,6 +100,61 @@ impl NativeSession {
     }
 }
 
+/// The inputs of a feed, converted, or refused with a ConversionError.
+fn guest_inputs(
+    py: Python<'_>,
+    inputs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Vec<(String, stockade::Value)>> {
+    let mut bound = Vec::new();
+    if let Some(inputs) = inputs {
+        for (name, value) in inputs.iter() {
+            let name: String = name
+                .extract()
+                .map_err(|_| conversion(py, "input names must be str".into()))?;
+            let value = match from_python(&value, &format!("inputs[{}]", quoted(&name))) {
+                Ok(value) => value,
+                Err(Refusal::Refused(message)) => return Err(conversion(py, message)),
+                Err(Refusal::Raised(err)) => return Err(err),
+            };
+            bound.push((name, value));
+        }
+    }
+    Ok(bound)
+}
+
+/// Where the interrupt check leaves the KeyboardInterrupt it caught.
+type Caught = Arc<Mutex<Option<PyErr>>>;
+
+/// The KeyboardInterrupt the interrupt check caught, if any.
+fn taken(caught: &Caught) -> Option<PyErr> {
+    caught.lock().ok().and_then(|mut slot| slot.take())
+}
+
+impl NativeSession {
+    /// Lets Ctrl-C (a pending signal) or `cancel` end the call about to
+    /// wait on the worker; returns where a caught KeyboardInterrupt lands.
+    fn arm_interrupt(&self, session: &mut Session) -> Caught {
+        let caught: Caught = Arc::new(Mutex::new(None));
+        let stash = Arc::clone(&caught);
+        let cancelled = Arc::clone(&self.cancelled);
+        session.set_interrupt(move || {
+            if cancelled.load(Ordering::Relaxed) {
+                return true;
+            }
+            Python::attach(|py| match py.check_signals() {
+                Ok(()) => false,
+                Err(err) => {
+                    if let Ok(mut slot) = stash.lock() {
+                        *slot = Some(err);
+                    }
+                    true
+                }
+            })
+        });
+        caught
+    }
+}
+
 /// The session behind a guard `lock` returned.
 fn open<'a>(guard: &'a mut Guard<'_>) -> PyResult<&'a mut Session> {
     guard
@@ -127,50 +183,78 @@ impl NativeSession {
         print: Option<Py<PyAny>>,
         max_result_bytes: Option<u64>,
     ) -> PyResult<Py<PyAny>> {
-        let mut bound = Vec::new();
-        if let Some(inputs) = inputs {
-            for (name, value) in inputs.iter() {
-                let name: String = name
-                    .extract()
-                    .map_err(|_| conversion(py, "input names must be str".into()))?;
-                let value = match from_python(&value, &format!("inputs[{}]", quoted(&name))) {
-                    Ok(value) => value,
-                    Err(Refusal::Refused(message)) => return Err(conversion(py, message)),
-                    Err(Refusal::Raised(err)) => return Err(err),
-                };
-                bound.push((name, value));
-            }
-        }
+        let bound = guest_inputs(py, inputs)?;
         let mut guard = self.lock(py)?;
         let session = open(&mut guard)?;
         session.on_print(print_to(print));
-        let interrupted: Arc<Mutex<Option<PyErr>>> = Arc::new(Mutex::new(None));
-        let stash = Arc::clone(&interrupted);
-        let cancelled = Arc::clone(&self.cancelled);
-        session.set_interrupt(move || {
-            if cancelled.load(Ordering::Relaxed) {
-                return true;
-            }
-            Python::attach(|py| match py.check_signals() {
-                Ok(()) => false,
-                Err(err) => {
-                    if let Ok(mut slot) = stash.lock() {
-                        *slot = Some(err);
-                    }
-                    true
-                }
-            })
-        });
+        let interrupted = self.arm_interrupt(session);
         let code = code.to_owned();
         let limits = RunLimits { max_result_bytes };
         let result = py.detach(|| session.run_with_limits(&code, bound, limits));
         match result {
             Ok(value) => to_python(py, value).map(Bound::unbind),
-            Err(err) => {
-                let interrupt = interrupted.lock().ok().and_then(|mut slot| slot.take());
-                Err(to_pyerr(py, err, interrupt))
-            }
+            Err(err) => Err(to_pyerr(py, err, taken(&interrupted))),
         }
+    }
+
+    /// Starts `code` as a stepped feed, `functions` declared as names only
+    /// the host answers; returns where it stopped (see `stepping.rs`).
+    #[pyo3(signature = (code, inputs=None, print=None, functions=None))]
+    fn start(
+        &self,
+        py: Python<'_>,
+        code: &str,
+        inputs: Option<&Bound<'_, PyDict>>,
+        print: Option<Py<PyAny>>,
+        functions: Option<Vec<String>>,
+    ) -> PyResult<Py<PyAny>> {
+        let bound = guest_inputs(py, inputs)?;
+        let mut guard = self.lock(py)?;
+        let session = open(&mut guard)?;
+        for name in functions.unwrap_or_default() {
+            session.declare_function(&name);
+        }
+        session.on_print(print_to(print));
+        let interrupted = self.arm_interrupt(session);
+        let code = code.to_owned();
+        match py.detach(|| session.start(&code, bound)) {
+            Ok(progress) => progress_tuple(py, progress),
+            Err(err) => Err(to_pyerr(py, err, taken(&interrupted))),
+        }
+    }
+
+    /// Answers cursor `cursor` (`how` says with what); returns where the
+    /// feed stopped next.
+    #[pyo3(signature = (cursor, how, value=None, error=None, results=None, errors=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn answer(
+        &self,
+        py: Python<'_>,
+        cursor: u64,
+        how: &str,
+        value: Option<&Bound<'_, PyAny>>,
+        error: Option<(String, String)>,
+        results: Option<&Bound<'_, PyDict>>,
+        errors: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let answer = answer_from(py, how, value, error, results, errors)?;
+        let mut guard = self.lock(py)?;
+        let session = open(&mut guard)?;
+        let interrupted = self.arm_interrupt(session);
+        match py.detach(|| session.answer_cursor(cursor, answer)) {
+            Ok(progress) => progress_tuple(py, progress),
+            Err(err) => Err(to_pyerr(py, err, taken(&interrupted))),
+        }
+    }
+
+    /// Where a suspended feed waits, again; None when none is suspended.
+    fn pending(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        let mut guard = self.lock(py)?;
+        let session = open(&mut guard)?;
+        session
+            .pending()
+            .map(|progress| progress_tuple(py, progress))
+            .transpose()
     }
 
     /// Makes `callable` a host function; a coroutine function runs on

@@ -4,6 +4,27 @@
 //! consumes it, so it resumes at most once. Bindings that cannot hold a
 //! borrow answer by number through `Session::answer_cursor`, which refuses
 //! a cursor that is not the live one.
+//!
+//! ```no_run
+//! use stockade::{Language, Progress, Session, SessionOptions, Value};
+//!
+//! let mut session = Session::new(SessionOptions::new(Language::Python))?;
+//! session.declare_function("price");
+//! let mut progress = session.start("price('apple') * 3", Vec::new())?;
+//! let value = loop {
+//!     progress = match progress {
+//!         Progress::FunctionCall(call) => call.resume(Value::Float(1.25))?,
+//!         Progress::NameLookup(lookup) => lookup.resume_not_found()?,
+//!         Progress::PendingFutures(futures) => {
+//!             let ids = futures.call_ids().to_vec();
+//!             futures.resolve(ids.into_iter().map(|id| (id, Ok(Value::None))).collect())?
+//!         }
+//!         Progress::Complete(value) => break value,
+//!     };
+//! };
+//! assert_eq!(value, Value::Float(3.75));
+//! # Ok::<(), stockade::Error>(())
+//! ```
 
 use stockade_wire::Value;
 

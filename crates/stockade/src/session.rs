@@ -182,11 +182,12 @@ impl Session {
 
     /// Makes `name` callable from the guest with no function behind it:
     /// a stepped feed (`start`) hands each call to the host at a cursor,
-    /// and `run` raises NameError for it. (A registered function's calls
-    /// come to a stepped feed's cursors too, without running it.)
+    /// and `run` raises NameError for it. A registered function keeps its
+    /// body (its calls come to a stepped feed's cursors too, unrun).
     pub fn declare_function(&mut self, name: &str) {
         self.functions
-            .insert(name.to_owned(), HostFunction::Declared);
+            .entry(name.to_owned())
+            .or_insert(HostFunction::Declared);
     }
 
     /// Removes a host function. A guest that still holds it and calls it

@@ -9,17 +9,19 @@ result back as Python values.
         print(sandbox.run("lookup('a') + 41"))   # 42
 """
 
-from ._errors import (ConfigurationError, ConversionError, GuestError, GuestSyntaxError,
-                      MemoryLimitError, ProtocolError, ResultTooLarge, StockadeError,
-                      TimeLimitError, WorkerCrashed)
+from ._errors import (ConfigurationError, ConversionError, CursorError, GuestError,
+                      GuestSyntaxError, MemoryLimitError, ProtocolError, ResultTooLarge,
+                      StockadeError, TimeLimitError, WorkerCrashed)
 from ._native import __version__
 from ._pool import CHECKOUT_OPTIONS, AsyncPool, Pool
+from ._progress import Complete, FunctionCall, NameLookup, PendingFutures
 from ._sandbox import AsyncSandbox, ExecutionResult, Limits, Sandbox, run
 from ._values import Cycle, Repr
 
 __all__ = [
-    "AsyncPool", "CHECKOUT_OPTIONS", "Pool", "AsyncSandbox", "ConfigurationError", "ConversionError", "Cycle", "ExecutionResult",
-    "GuestError", "GuestSyntaxError", "Limits", "MemoryLimitError", "ProtocolError", "Repr",
-    "ResultTooLarge", "Sandbox", "StockadeError", "TimeLimitError", "WorkerCrashed",
-    "__version__", "run",
+    "AsyncPool", "AsyncSandbox", "CHECKOUT_OPTIONS", "Complete", "ConfigurationError",
+    "ConversionError", "CursorError", "Cycle", "ExecutionResult", "FunctionCall", "GuestError",
+    "GuestSyntaxError", "Limits", "MemoryLimitError", "NameLookup", "PendingFutures", "Pool",
+    "ProtocolError", "Repr", "ResultTooLarge", "Sandbox", "StockadeError", "TimeLimitError",
+    "WorkerCrashed", "__version__", "run",
 ]

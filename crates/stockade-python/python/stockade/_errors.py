@@ -73,6 +73,13 @@ class ProtocolError(StockadeError):
     """The worker refused a request as malformed. The sandbox lives."""
 
 
+class CursorError(StockadeError, RuntimeError):
+    """A stepped run's cursor was misused: answered twice, answered with
+    something that does not fit what the run waits for, or the sandbox fed
+    while a cursor is live. Nothing reached the worker; the run stays
+    suspended where it was."""
+
+
 class ResultTooLarge(StockadeError):
     """A value from the guest (a result, or a host function's arguments)
     would take more host memory than `max_result_bytes` (`.limit`); it was
@@ -92,6 +99,7 @@ _ADVICE = {
     "protocol": "",
     "forked": "",
     "result_too_large": " The sandbox still works.",
+    "cursor": " The sandbox still works; answer the live cursor (sandbox.pending).",
 }
 
 
@@ -125,6 +133,7 @@ def _from_native(kind: str, message: str, fields: dict) -> StockadeError:
         "conversion": ConversionError,
         "configuration": ConfigurationError,
         "protocol": ProtocolError,
+        "cursor": CursorError,
     }.get(kind, StockadeError)
     if kind == "result_too_large":
         return ResultTooLarge(_sentence(message) + _ADVICE[kind], **f)

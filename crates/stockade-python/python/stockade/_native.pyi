@@ -1,6 +1,6 @@
 """Type stubs for the native extension (crates/stockade-python/src)."""
 
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 __version__: str
 #: The options a session takes by name, and those a pool checkout may set.
@@ -12,6 +12,14 @@ class NativeSession:
     def run(self, code: str, inputs: Optional[Dict[str, Any]] = ...,
             print: Optional[Callable[[str, str], Any]] = ...,
             max_result_bytes: Optional[int] = ...) -> Any: ...
+    def start(self, code: str, inputs: Optional[Dict[str, Any]] = ...,
+              print: Optional[Callable[[str, str], Any]] = ...,
+              functions: Optional[List[str]] = ...) -> tuple: ...
+    def answer(self, cursor: int, how: str, value: Any = ...,
+               error: Optional[Tuple[str, str]] = ...,
+               results: Optional[Dict[int, Any]] = ...,
+               errors: Optional[Dict[int, Tuple[str, str]]] = ...) -> tuple: ...
+    def pending(self) -> Optional[tuple]: ...
     def register(self, name: str, callable: Callable[..., Any],
                  event_loop: Optional[Any] = ...) -> None: ...
     def unregister(self, name: str) -> bool: ...

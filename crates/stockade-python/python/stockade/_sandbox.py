@@ -9,11 +9,13 @@ import inspect
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, Dict, Mapping, Optional, Union
+import functools
+from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Union
 
 from . import _native
 from ._errors import (ConfigurationError, GuestError, MemoryLimitError, ResultTooLarge,
                       StockadeError, TimeLimitError, WorkerCrashed)
+from ._progress import Progress, _progress
 
 PrintCallback = Callable[[str, str], Any]
 
@@ -210,6 +212,12 @@ class _Base:
         self._register(self._session(), name, function)
 
     @property
+    def pending(self) -> Optional[Progress]:
+        """The cursor a stepped run waits at (see `start`), or None."""
+        described = self._session().pending()
+        return None if described is None else _progress(self, described)
+
+    @property
     def sandbox_report(self) -> Dict[str, Any]:
         """Which OS sandbox layers are in force: mode, applied, missing
         (layer: reason), notes."""
@@ -296,6 +304,21 @@ class Sandbox(_Base):
         finally:
             self._unbind_call_functions(native, added)
 
+    def start(self, code: str, *, inputs: Optional[Mapping[str, Any]] = None,
+              functions: Iterable[str] = (), print: Optional[PrintCallback] = None) -> Progress:
+        """Starts `code` as a stepped run: it stops at each host call, name
+        lookup and await, and returns a cursor (FunctionCall, NameLookup,
+        PendingFutures) whose answer returns the next one, until Complete.
+        The host answers every call itself, bound functions included;
+        `functions` names more the guest may call (for the sandbox's life;
+        `run` raises NameError for them)."""
+        described = self._session().start(code, dict(inputs) if inputs else None, print,
+                                          _names(functions))
+        return _progress(self, described)
+
+    def _answer(self, cursor: int, how: str, fields: Dict[str, Any]) -> Progress:
+        return _progress(self, self._session().answer(cursor, how, **fields))
+
     def execute(self, code: str, *, inputs: Optional[Mapping[str, Any]] = None,
                 functions: Optional[Mapping[str, Callable[..., Any]]] = None,
                 print: Optional[PrintCallback] = None,
@@ -375,6 +398,30 @@ class AsyncSandbox(_Base):
         finally:
             self._unbind_call_functions(native, added)
 
+    async def start(self, code: str, *, inputs: Optional[Mapping[str, Any]] = None,
+                    functions: Iterable[str] = (),
+                    print: Optional[PrintCallback] = None) -> Progress:
+        """As Sandbox.start; the cursors' answers are awaited too."""
+        native = self._session()
+        call = functools.partial(native.start, code, dict(inputs) if inputs else None, print,
+                                 _names(functions))
+        return _progress(self, await self._off_loop(native, call))
+
+    async def _answer(self, cursor: int, how: str, fields: Dict[str, Any]) -> Progress:
+        native = self._session()
+        call = functools.partial(native.answer, cursor, how, **fields)
+        return _progress(self, await self._off_loop(native, call))
+
+    async def _off_loop(self, native: _native.NativeSession, call: Callable[[], Any]) -> Any:
+        """Runs `call` (which waits on the worker) off the event loop."""
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        try:
+            return await loop.run_in_executor(None, call)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            native.cancel()
+            raise
+
     async def execute(self, code: str, *, inputs: Optional[Mapping[str, Any]] = None,
                       functions: Optional[Mapping[str, Callable[..., Any]]] = None,
                       print: Optional[PrintCallback] = None,
@@ -387,6 +434,16 @@ class AsyncSandbox(_Base):
         except StockadeError as error:
             return capture.failed(error)
         return capture.succeeded(result)
+
+
+def _names(functions: Iterable[str]) -> list:
+    if isinstance(functions, str):
+        raise ConfigurationError("functions= takes names (a list of str), not one str")
+    names = list(functions)
+    for name in names:
+        if not isinstance(name, str):
+            raise ConfigurationError(f"functions= takes names (str), got {name!r}")
+    return names
 
 
 def _running_loop() -> Optional[asyncio.AbstractEventLoop]:
