@@ -78,4 +78,28 @@ pub trait Engine {
 
     /// The engine's name and version, for Ready.
     fn name(&self) -> String;
+
+    /// The session between feeds as bytes only this engine, at this
+    /// version, reads back; the reason in words when it cannot (the host
+    /// then keeps a journal instead).
+    fn snapshot(&mut self) -> Result<Vec<u8>, String> {
+        Err("this engine cannot serialise its session".into())
+    }
+
+    /// Replaces the fresh session with the one `image` holds, before any
+    /// feed; `functions` are the host functions the guest may call. An
+    /// idle session answers Restored; a suspended one goes on with its
+    /// feed, announcing its suspension again, and answers as a feed does.
+    fn restore(
+        &mut self,
+        image: Vec<u8>,
+        functions: Vec<String>,
+        link: &SharedLink,
+    ) -> Result<Response, Closed> {
+        let _ = (image, functions, link);
+        Ok(Response::protocol_violation(
+            self.elapsed_us(),
+            "this engine cannot restore a serialised session",
+        ))
+    }
 }

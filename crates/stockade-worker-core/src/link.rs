@@ -86,6 +86,7 @@ impl Link {
     fn ask<T>(
         &mut self,
         announcement: Response,
+        image: Imager<'_>,
         answer: impl FnOnce(Request) -> Result<T, Interrupt>,
     ) -> Result<T, Interrupt> {
         if let Some((kind, message)) = &self.ended {
@@ -94,9 +95,10 @@ impl Link {
                 message: message.clone(),
             });
         }
+        let elapsed_us = announcement.elapsed_us().unwrap_or(0);
         let answered = self
             .announce(&announcement)
-            .and_then(|()| self.await_answer())
+            .and_then(|()| self.await_answer_imaging(elapsed_us, image))
             .and_then(answer);
         if let Err(Interrupt::Abort { kind, message }) = &answered {
             self.ended = Some((*kind, message.clone()));
@@ -149,6 +151,36 @@ impl Link {
         }
     }
 
+    /// Waits for the answer to a suspension; a Snapshot meanwhile is
+    /// answered with `image`'s bytes (the suspended session) and the wait
+    /// goes on. An engine that cannot image its suspension refuses, and the
+    /// feed ends.
+    fn await_answer_imaging(
+        &mut self,
+        elapsed_us: u64,
+        image: Imager<'_>,
+    ) -> Result<Request, Interrupt> {
+        loop {
+            let request = self.await_answer()?;
+            if !matches!(request, Request::Snapshot) {
+                return Ok(request);
+            }
+            let made = image().map_err(|why| Interrupt::Abort {
+                kind: ErrorKind::Protocol,
+                message: format!("protocol violation: Snapshot refused while suspended: {why}"),
+            })?;
+            self.out
+                .send(&Response::Image {
+                    elapsed_us,
+                    image: made,
+                })
+                .map_err(|err| Interrupt::Abort {
+                    kind: ErrorKind::Conversion,
+                    message: format!("cannot send the session's image: {err}"),
+                })?;
+        }
+    }
+
     /// Asks the parent to run a host function and waits for its outcome.
     pub fn call(
         &mut self,
@@ -158,6 +190,19 @@ impl Link {
         args: Vec<Value>,
         kwargs: Vec<(String, Value)>,
     ) -> Result<CallOutcome, Interrupt> {
+        self.call_imaging(elapsed_us, call_id, name, args, kwargs, &mut no_image)
+    }
+
+    /// As `call`, serving Snapshots of the suspended session meanwhile.
+    pub fn call_imaging(
+        &mut self,
+        elapsed_us: u64,
+        call_id: u32,
+        name: String,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+        image: Imager<'_>,
+    ) -> Result<CallOutcome, Interrupt> {
         let call = Response::Call {
             elapsed_us,
             call_id,
@@ -165,7 +210,7 @@ impl Link {
             args,
             kwargs,
         };
-        self.ask(call, |reply| match reply {
+        self.ask(call, image, |reply| match reply {
             // The host's abort ends the feed like any other interruption.
             Request::Resume {
                 call_id: answered,
@@ -181,12 +226,26 @@ impl Link {
 
     /// Asks the parent what an undefined name means.
     pub fn lookup(&mut self, elapsed_us: u64, name: String) -> Result<LookupOutcome, Interrupt> {
-        self.ask(Response::Lookup { elapsed_us, name }, |reply| match reply {
-            // The host's abort ends the feed like any other interruption.
-            Request::LookupReply(LookupOutcome::Abort(message)) => Err(aborted(message)),
-            Request::LookupReply(outcome) => Ok(outcome),
-            other => Err(out_of_turn("a LookupReply", &other)),
-        })
+        self.lookup_imaging(elapsed_us, name, &mut no_image)
+    }
+
+    /// As `lookup`, serving Snapshots of the suspended session meanwhile.
+    pub fn lookup_imaging(
+        &mut self,
+        elapsed_us: u64,
+        name: String,
+        image: Imager<'_>,
+    ) -> Result<LookupOutcome, Interrupt> {
+        self.ask(
+            Response::Lookup { elapsed_us, name },
+            image,
+            |reply| match reply {
+                // The host's abort ends the feed like any other interruption.
+                Request::LookupReply(LookupOutcome::Abort(message)) => Err(aborted(message)),
+                Request::LookupReply(outcome) => Ok(outcome),
+                other => Err(out_of_turn("a LookupReply", &other)),
+            },
+        )
     }
 
     /// Tells the parent every guest task waits on `call_ids`, and waits for
@@ -196,11 +255,21 @@ impl Link {
         elapsed_us: u64,
         call_ids: Vec<u32>,
     ) -> Result<Vec<(u32, CallOutcome)>, Interrupt> {
+        self.await_calls_imaging(elapsed_us, call_ids, &mut no_image)
+    }
+
+    /// As `await_calls`, serving Snapshots of the suspended session meanwhile.
+    pub fn await_calls_imaging(
+        &mut self,
+        elapsed_us: u64,
+        call_ids: Vec<u32>,
+        image: Imager<'_>,
+    ) -> Result<Vec<(u32, CallOutcome)>, Interrupt> {
         let waiting = Response::Await {
             elapsed_us,
             call_ids,
         };
-        self.ask(waiting, |reply| {
+        self.ask(waiting, image, |reply| {
             let Request::Resolve { results } = reply else {
                 return Err(out_of_turn("a Resolve", &reply));
             };
@@ -223,6 +292,15 @@ impl Link {
             Ok(results)
         })
     }
+}
+
+/// Makes the image of a suspended session, for a Snapshot that arrives
+/// while it waits (or says why it cannot).
+pub type Imager<'a> = &'a mut dyn FnMut() -> Result<Vec<u8>, String>;
+
+/// The imager of an engine whose suspensions cannot be imaged.
+fn no_image() -> Result<Vec<u8>, String> {
+    Err("this engine cannot serialise a suspended session".into())
 }
 
 /// The host ended the feed: the guest gets `message` as an uncatchable

@@ -211,6 +211,8 @@ pub fn serve(configured: Configured) -> i32 {
         sandbox,
     }));
     let link: SharedLink = Rc::new(RefCell::new(link));
+    // A session is restored only before it runs anything.
+    let mut fed = false;
 
     loop {
         let incoming = link.borrow_mut().read();
@@ -231,6 +233,7 @@ pub fn serve(configured: Configured) -> i32 {
                 inputs,
                 functions,
             }) => {
+                fed = true;
                 link.borrow_mut().start_feed();
                 let feed = Feed {
                     code,
@@ -243,6 +246,21 @@ pub fn serve(configured: Configured) -> i32 {
                         link.flush_prints();
                         return fatal(&mut link, WorkerExit::Memory, message);
                     }
+                    Ok(reply) => reply,
+                    Err(_closed) => return 0,
+                }
+            }
+            Incoming::Request(Request::Snapshot) => match engine.snapshot() {
+                Ok(image) => Response::Image {
+                    elapsed_us: engine.elapsed_us(),
+                    image,
+                },
+                Err(why) => protocol_violation(&*engine, format!("Snapshot refused: {why}")),
+            },
+            Incoming::Request(Request::Restore { image, functions }) if !fed => {
+                fed = true;
+                link.borrow_mut().start_feed();
+                match engine.restore(image, functions, &link) {
                     Ok(reply) => reply,
                     Err(_closed) => return 0,
                 }

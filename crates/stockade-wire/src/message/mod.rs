@@ -32,6 +32,8 @@ pub(crate) mod tag {
     pub const LOOKUP_REPLY: u8 = 0x04;
     pub const CLOSE: u8 = 0x05;
     pub const RESOLVE: u8 = 0x06;
+    pub const SNAPSHOT: u8 = 0x07;
+    pub const RESTORE: u8 = 0x08;
 
     pub const READY: u8 = 0x81;
     pub const PRINT: u8 = 0x82;
@@ -41,6 +43,8 @@ pub(crate) mod tag {
     pub const ERROR: u8 = 0x86;
     pub const FATAL: u8 = 0x87;
     pub const AWAIT: u8 = 0x88;
+    pub const IMAGE: u8 = 0x89;
+    pub const RESTORED: u8 = 0x8a;
 }
 
 /// Longest name (of a host function, an input, a looked-up name) in bytes.

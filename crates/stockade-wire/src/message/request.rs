@@ -1,5 +1,5 @@
 //! Requests, parent to worker: Configure, Feed, Resume, LookupReply,
-//! Resolve and Close, and how each is written and read.
+//! Resolve, Snapshot, Restore and Close, and how each is written and read.
 
 use crate::codec::{Reader, Writer};
 use crate::error::{DecodeError, EncodeError};
@@ -75,6 +75,17 @@ pub enum Request {
     /// Outcomes of pending calls, answering Await. Pending is not a valid
     /// outcome here.
     Resolve { results: Vec<(u32, CallOutcome)> },
+    /// Serialise the session between feeds; the worker answers Image, or
+    /// Error when its engine cannot (protocol 4).
+    Snapshot,
+    /// Replace the fresh session with one an Image held, before any Feed,
+    /// with the host functions the guest may call (as Feed lists them); the
+    /// worker answers Restored, or goes on with the feed the image was
+    /// suspended in (protocol 4).
+    Restore {
+        image: Vec<u8>,
+        functions: Vec<String>,
+    },
 }
 
 impl Request {
@@ -86,6 +97,8 @@ impl Request {
             Request::LookupReply(_) => tag::LOOKUP_REPLY,
             Request::Close => tag::CLOSE,
             Request::Resolve { .. } => tag::RESOLVE,
+            Request::Snapshot => tag::SNAPSHOT,
+            Request::Restore { .. } => tag::RESTORE,
         }
     }
 
@@ -98,6 +111,8 @@ impl Request {
             Request::LookupReply(_) => "LookupReply",
             Request::Close => "Close",
             Request::Resolve { .. } => "Resolve",
+            Request::Snapshot => "Snapshot",
+            Request::Restore { .. } => "Restore",
         }
     }
 }
@@ -191,7 +206,13 @@ pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>,
                 write_label(&mut w, message, MAX_EXCEPTION_MESSAGE, "abort message")?;
             }
         },
-        Request::Close => {}
+        Request::Restore { image, functions } => {
+            w.bytes(image)?;
+            w.list(functions, MAX_LISTED_CALLS, "host functions", |w, name| {
+                write_label(w, name, MAX_NAME, "function name")
+            })?;
+        }
+        Request::Close | Request::Snapshot => {}
     }
     finish_frame(w, limits)
 }
@@ -255,6 +276,13 @@ pub fn decode_request(payload: &[u8], limits: &WireLimits) -> Result<Request, De
             },
         ),
         tag::CLOSE => Request::Close,
+        tag::SNAPSHOT => Request::Snapshot,
+        tag::RESTORE => Request::Restore {
+            image: r.bytes()?,
+            functions: r.list(MAX_LISTED_CALLS, "host functions", |r| {
+                r.str_capped("function name", MAX_NAME)
+            })?,
+        },
         tag => return Err(DecodeError::UnknownMessage { tag }),
     };
     r.finish()?;

@@ -1,5 +1,5 @@
 //! Responses, worker to parent: Ready, Print, Call, Lookup, Complete,
-//! Error, Fatal and Await, how each is written and read, and how to tell
+//! Error, Fatal, Await, Image and Restored, how each is written and read, and how to tell
 //! which one a frame holds from its first bytes alone.
 
 use crate::codec::{Code, Reader};
@@ -114,6 +114,11 @@ pub enum Response {
     /// Every guest task waits on these pending calls; the parent answers
     /// with Resolve for one or more of them.
     Await { elapsed_us: u64, call_ids: Vec<u32> },
+    /// The session serialised, answering Snapshot: bytes only the same
+    /// engine at the same version reads back (protocol 4).
+    Image { elapsed_us: u64, image: Vec<u8> },
+    /// The session an Image held is in place, answering Restore (protocol 4).
+    Restored { elapsed_us: u64 },
 }
 
 impl Response {
@@ -148,6 +153,8 @@ impl Response {
             Response::Error { .. } => tag::ERROR,
             Response::Fatal { .. } => tag::FATAL,
             Response::Await { .. } => tag::AWAIT,
+            Response::Image { .. } => tag::IMAGE,
+            Response::Restored { .. } => tag::RESTORED,
         }
     }
 
@@ -162,6 +169,8 @@ impl Response {
             Response::Error { .. } => "Error",
             Response::Fatal { .. } => "Fatal",
             Response::Await { .. } => "Await",
+            Response::Image { .. } => "Image",
+            Response::Restored { .. } => "Restored",
         }
     }
 
@@ -172,7 +181,9 @@ impl Response {
             | Response::Lookup { elapsed_us, .. }
             | Response::Complete { elapsed_us, .. }
             | Response::Error { elapsed_us, .. }
-            | Response::Await { elapsed_us, .. } => Some(*elapsed_us),
+            | Response::Await { elapsed_us, .. }
+            | Response::Image { elapsed_us, .. }
+            | Response::Restored { elapsed_us } => Some(*elapsed_us),
             _ => None,
         }
     }
@@ -213,6 +224,8 @@ pub fn peek_response_head(prefix: &[u8]) -> ResponseHead {
         Ok(tag::ERROR) => ResponseHead::Other("Error"),
         Ok(tag::FATAL) => ResponseHead::Other("Fatal"),
         Ok(tag::AWAIT) => ResponseHead::Other("Await"),
+        Ok(tag::IMAGE) => ResponseHead::Other("Image"),
+        Ok(tag::RESTORED) => ResponseHead::Other("Restored"),
         _ => ResponseHead::Other("an unknown message"),
     }
 }
@@ -273,6 +286,8 @@ pub fn encode_response(response: &Response, limits: &WireLimits) -> Result<Vec<u
             })?
         }
         Response::Fatal { message } => write_label(&mut w, message, MAX_FATAL, "fatal message")?,
+        Response::Image { image, .. } => w.bytes(image)?,
+        Response::Restored { .. } => {}
     }
     finish_frame(w, limits)
 }
@@ -283,7 +298,13 @@ pub fn decode_response(payload: &[u8], limits: &WireLimits) -> Result<Response, 
     let mut r = Reader::new(payload, limits);
     let t = r.u8()?;
     let elapsed_us = match t {
-        tag::CALL | tag::LOOKUP | tag::COMPLETE | tag::ERROR | tag::AWAIT => r.u64()?,
+        tag::CALL
+        | tag::LOOKUP
+        | tag::COMPLETE
+        | tag::ERROR
+        | tag::AWAIT
+        | tag::IMAGE
+        | tag::RESTORED => r.u64()?,
         _ => 0,
     };
     let response = match t {
@@ -334,6 +355,11 @@ pub fn decode_response(payload: &[u8], limits: &WireLimits) -> Result<Response, 
         tag::FATAL => Response::Fatal {
             message: r.str_capped("fatal message", MAX_FATAL)?,
         },
+        tag::IMAGE => Response::Image {
+            elapsed_us,
+            image: r.bytes()?,
+        },
+        tag::RESTORED => Response::Restored { elapsed_us },
         tag => return Err(DecodeError::UnknownMessage { tag }),
     };
     r.finish()?;

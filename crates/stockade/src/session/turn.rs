@@ -248,8 +248,11 @@ impl Session {
                     ..
                 } => return Err(self.guest_failure(kind, exception, traceback)),
                 Response::Fatal { message } => return Err(self.fatal(message)),
-                Response::Ready { .. } => {
-                    return Err(self.broken("the worker sent Ready in the middle of a turn".into()));
+                Response::Ready { .. } | Response::Image { .. } | Response::Restored { .. } => {
+                    return Err(self.broken(format!(
+                        "the worker sent {} in the middle of a turn",
+                        response.name()
+                    )));
                 }
             }
         }

@@ -37,7 +37,18 @@ pub struct PythonEngine {
     /// `None` only while a feed holds the session (monty moves it through
     /// each suspension and hands it back at the end).
     repl: Option<MontyRepl>,
+    /// The limits as this worker's host set them; a restored session
+    /// runs under these, never under the ones its image carried.
+    limits: ResourceLimits,
     max_duration: Option<Duration>,
+    /// Guest time a restored session had used before its image was made:
+    /// its tracker restarts at zero with the budget that was left.
+    offset: Duration,
+    /// A session restored mid-feed runs that feed under the tracker its
+    /// image carried (monty gives no way to replace it there), inside this
+    /// worker's own allocator cap and the host's time backstop; it takes
+    /// this worker's tracker when the feed ends.
+    adopt_at_end: bool,
     /// Elapsed time at the end of the last feed, for replies outside a feed.
     elapsed: Duration,
     /// Names the host has confirmed are host functions. monty suspends a
@@ -111,6 +122,9 @@ impl PythonEngine {
         Self {
             repl: Some(repl),
             max_duration: resource_limits.max_duration,
+            limits: resource_limits,
+            offset: Duration::ZERO,
+            adopt_at_end: false,
             elapsed: Duration::ZERO,
             host_functions: HashSet::new(),
             memory_limit,
@@ -121,8 +135,9 @@ impl PythonEngine {
     /// from a guest that merely raised the same class: time by the
     /// tracker's clock, memory by the salted limit only monty knows.
     fn failure(&mut self, failed: ReplStartError) -> Response {
-        let ReplStartError { repl, error } = failed;
-        self.elapsed = repl.tracker().elapsed();
+        let ReplStartError { mut repl, error } = failed;
+        self.settle(&mut repl);
+        self.elapsed = self.guest_time(repl.tracker());
         self.repl = Some(repl);
         let memory = match error.exc_type() {
             ExcType::MemoryError => self
@@ -295,16 +310,113 @@ impl Engine for PythonEngine {
             }
         }
 
-        let mut step = repl.feed_start(code, bound, PrintWriter::Callback(&mut print::to(link)));
+        let step = repl.feed_start(code, bound, PrintWriter::Callback(&mut print::to(link)));
+        self.drive(step, link)
+    }
+
+    fn name(&self) -> String {
+        format!("python (monty {})", monty_types::MONTY_VERSION)
+    }
+
+    fn elapsed_us(&self) -> u64 {
+        micros(
+            self.repl
+                .as_ref()
+                .map_or(self.elapsed, |repl| self.guest_time(repl.tracker())),
+        )
+    }
+
+    fn snapshot(&mut self) -> Result<Vec<u8>, String> {
+        let repl = self
+            .repl
+            .as_ref()
+            .ok_or("the session's interpreter state was lost")?;
+        monty::dump("main.py", None, monty::SessionRef::Idle(repl))
+            .map_err(|err| format!("cannot serialise the session: {err}"))
+    }
+
+    fn restore(
+        &mut self,
+        image: Vec<u8>,
+        functions: Vec<String>,
+        shared: &SharedLink,
+    ) -> Result<Response, Closed> {
+        self.host_functions.extend(functions);
+        let mut link = shared.borrow_mut();
+        let link: &mut Link = &mut link;
+        let dump = match monty::Dump::load(&image) {
+            Ok(dump) => dump,
+            Err(err) => {
+                return Ok(protocol_error(
+                    self.elapsed,
+                    &format!("cannot restore the session: {err}"),
+                ));
+            }
+        };
+        match dump.state {
+            monty::Session::Idle(repl) => {
+                let mut repl = *repl;
+                self.adopt(repl.tracker_mut());
+                self.elapsed = self.guest_time(repl.tracker());
+                self.repl = Some(repl);
+                Ok(Response::Restored {
+                    elapsed_us: micros(self.elapsed),
+                })
+            }
+            monty::Session::Suspended(progress) => {
+                self.offset = Duration::ZERO;
+                self.adopt_at_end = true;
+                self.drive(Ok(*progress), link)
+            }
+            monty::Session::Running(_) => Ok(protocol_error(
+                self.elapsed,
+                "cannot restore the session: the image holds a one-shot run, not a session",
+            )),
+        }
+    }
+}
+
+impl PythonEngine {
+    /// Guest time of a session whose interpreter keeps `tracker`.
+    fn guest_time(&self, tracker: &ResourceTracker) -> Duration {
+        self.offset + tracker.elapsed()
+    }
+
+    /// Puts a restored session under this worker's limits: a fresh tracker
+    /// with the `max_duration` budget the image had left.
+    fn adopt(&mut self, tracker: &mut ResourceTracker) {
+        self.offset = tracker.elapsed();
+        let mut limits = self.limits.clone();
+        if let Some(max) = self.max_duration {
+            limits = limits.max_duration(max.saturating_sub(self.offset));
+        }
+        *tracker = ResourceTracker::new(limits);
+    }
+
+    /// At the end of a feed restored mid-way: puts the session under this
+    /// worker's tracker (see `adopt_at_end`).
+    fn settle(&mut self, repl: &mut MontyRepl) {
+        if std::mem::take(&mut self.adopt_at_end) {
+            self.adopt(repl.tracker_mut());
+        }
+    }
+
+    /// Runs a feed from `step` through its suspensions to its reply.
+    fn drive(
+        &mut self,
+        mut step: Result<ReplProgress, Box<ReplStartError>>,
+        link: &mut Link,
+    ) -> Result<Response, Closed> {
         loop {
             let progress = match step {
                 Ok(progress) => progress,
                 Err(failed) => return Ok(self.failure(*failed)),
             };
-            let elapsed = micros(progress.tracker().elapsed());
+            let elapsed = micros(self.guest_time(progress.tracker()));
             let next = match progress {
-                ReplProgress::Complete { repl, value } => {
-                    self.elapsed = repl.tracker().elapsed();
+                ReplProgress::Complete { mut repl, value } => {
+                    self.settle(&mut repl);
+                    self.elapsed = self.guest_time(repl.tracker());
                     self.repl = Some(repl);
                     return Ok(Response::Complete {
                         elapsed_us: elapsed,
@@ -321,18 +433,6 @@ impl Engine for PythonEngine {
                 Step::Done(reply) => return Ok(reply),
             }
         }
-    }
-
-    fn name(&self) -> String {
-        format!("python (monty {})", monty_types::MONTY_VERSION)
-    }
-
-    fn elapsed_us(&self) -> u64 {
-        micros(
-            self.repl
-                .as_ref()
-                .map_or(self.elapsed, |repl| repl.tracker().elapsed()),
-        )
     }
 }
 

@@ -42,20 +42,27 @@ impl PythonEngine {
     /// of functions it gave.
     pub(super) fn on_call(
         &mut self,
-        mut call: ReplFunctionCall,
+        call: ReplFunctionCall,
         elapsed: u64,
         link: &mut Link,
     ) -> Result<Step, Closed> {
-        if !self.host_functions.contains(&call.function_name) {
-            let name = call.function_name.clone();
-            let refusal = match link.lookup(elapsed, name.clone()) {
+        let name = call.function_name.clone();
+        // While the host answers, the call stays whole: a Snapshot then
+        // images the session suspended here.
+        let mut progress = ReplProgress::FunctionCall(call);
+        if !self.host_functions.contains(&name) {
+            let answer = link.lookup_imaging(elapsed, name.clone(), &mut || image(&progress));
+            let Some(call) = progress.into_function_call() else {
+                return Ok(lost(self.elapsed));
+            };
+            let refusal = match answer {
                 Ok(LookupOutcome::Function) => {
-                    self.host_functions.insert(name);
+                    self.host_functions.insert(name.clone());
                     None
                 }
                 // Link::lookup turns Abort into Interrupt::Abort; it never arrives here.
                 Ok(LookupOutcome::Undefined | LookupOutcome::Abort(_)) => {
-                    Some(ExtFunctionResult::NotFound(name))
+                    Some(ExtFunctionResult::NotFound(name.clone()))
                 }
                 Ok(LookupOutcome::Value(value)) => {
                     Some(ExtFunctionResult::Error(MontyException::new(
@@ -74,28 +81,31 @@ impl PythonEngine {
                     call.resume(refusal, PrintWriter::Callback(&mut print::to(link))),
                 ));
             }
+            progress = ReplProgress::FunctionCall(call);
         }
-        let args = std::mem::take(&mut call.args)
-            .into_iter()
-            .map(to_wire)
-            .collect();
-        let kwargs = std::mem::take(&mut call.kwargs)
-            .into_iter()
+        let Some(call) = progress.into_function_call() else {
+            return Ok(lost(self.elapsed));
+        };
+        let args = call.args.iter().cloned().map(to_wire).collect();
+        let kwargs = call
+            .kwargs
+            .iter()
             .map(|(key, value)| {
                 let key = match key {
-                    MontyObject::String(s) => s,
+                    MontyObject::String(s) => s.clone(),
                     other => other.to_string(),
                 };
-                (key, to_wire(value))
+                (key, to_wire(value.clone()))
             })
             .collect();
-        let answer = link.call(
-            elapsed,
-            call.call_id,
-            call.function_name.clone(),
-            args,
-            kwargs,
-        );
+        let call_id = call.call_id;
+        let progress = ReplProgress::FunctionCall(call);
+        let answer = link.call_imaging(elapsed, call_id, name, args, kwargs, &mut || {
+            image(&progress)
+        });
+        let Some(call) = progress.into_function_call() else {
+            return Ok(lost(self.elapsed));
+        };
         Ok(match answer {
             Ok(CallOutcome::Pending) => {
                 Step::Next(call.resume_pending(PrintWriter::Callback(&mut print::to(link))))
@@ -117,7 +127,7 @@ impl PythonEngine {
     /// set, or a NameError.
     pub(super) fn on_lookup(
         &mut self,
-        lookup: ReplNameLookup,
+        mut lookup: ReplNameLookup,
         elapsed: u64,
         link: &mut Link,
     ) -> Result<Step, Closed> {
@@ -125,7 +135,13 @@ impl PythonEngine {
         let answer = if self.host_functions.contains(&name) {
             Ok(LookupOutcome::Function)
         } else {
-            link.lookup(elapsed, name.clone())
+            let progress = ReplProgress::NameLookup(lookup);
+            let answer = link.lookup_imaging(elapsed, name.clone(), &mut || image(&progress));
+            let Some(back) = progress.into_name_lookup() else {
+                return Ok(lost(self.elapsed));
+            };
+            lookup = back;
+            answer
         };
         let outcome = match answer {
             Ok(outcome) => outcome,
@@ -165,7 +181,12 @@ impl PythonEngine {
         link: &mut Link,
     ) -> Result<Step, Closed> {
         let ids = pending.pending_call_ids().to_vec();
-        match link.await_calls(elapsed, ids) {
+        let progress = ReplProgress::ResolveFutures(pending);
+        let answer = link.await_calls_imaging(elapsed, ids, &mut || image(&progress));
+        let Some(pending) = progress.into_resolve_futures() else {
+            return Ok(lost(self.elapsed));
+        };
+        match answer {
             Ok(results) => {
                 let results = results
                     .into_iter()
@@ -181,6 +202,22 @@ impl PythonEngine {
             }),
         }
     }
+}
+
+/// The image of a session suspended at `progress`, for a Snapshot.
+fn image(progress: &ReplProgress) -> Result<Vec<u8>, String> {
+    monty::dump("main.py", None, monty::SessionRef::Suspended(progress))
+        .map_err(|err| format!("cannot serialise the suspended session: {err}"))
+}
+
+/// The end of a feed whose suspended state went missing between the
+/// wrapping and unwrapping of one wait (which cannot happen: each wait
+/// gets back what it wrapped).
+fn lost(elapsed: std::time::Duration) -> Step {
+    Step::Done(super::protocol_error(
+        elapsed,
+        "the suspended feed's state was lost",
+    ))
 }
 
 /// An OS call: none reaches a host yet, so every one fails in the guest.
