@@ -148,6 +148,8 @@ pub enum ErrorKind {
     Interrupted,
     Forked,
     Cursor,
+    DumpRejected,
+    DumpVersionMismatch,
 }
 
 /// Every way a session call can fail.
@@ -208,6 +210,15 @@ pub enum Error {
     /// where it was).
     #[error("{0}")]
     Cursor(String),
+    /// A dump did not open: not a dump, altered, truncated, sealed under
+    /// none of the keys or for another context, or for another kind of
+    /// session. Nothing reached a worker.
+    #[error("dump rejected: {0}")]
+    DumpRejected(String),
+    /// A dump written by another version of the dump format or of the
+    /// engine than this build runs.
+    #[error("dump version mismatch: the dump is {found}, this build runs {expected}")]
+    DumpVersionMismatch { found: String, expected: String },
 }
 
 impl TimeLimit {
@@ -258,6 +269,8 @@ impl Error {
             Error::Interrupted => ErrorKind::Interrupted,
             Error::Forked { .. } => ErrorKind::Forked,
             Error::Cursor(_) => ErrorKind::Cursor,
+            Error::DumpRejected(_) => ErrorKind::DumpRejected,
+            Error::DumpVersionMismatch { .. } => ErrorKind::DumpVersionMismatch,
         }
     }
 

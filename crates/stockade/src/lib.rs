@@ -66,7 +66,7 @@ pub use options::{
 };
 pub use pool::{CheckoutOptions, Pool, PoolOptions, PoolStats};
 pub use progress::{CursorAnswer, FunctionCall, NameLookup, PendingFutures, Progress};
-pub use session::{RunLimits, Session, WorkerInfo};
+pub use session::{DumpSeal, RunLimits, Session, WorkerInfo};
 pub use stockade_wire::{
     BigInt, Date, DateTime, GuestException, MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION,
     PrintStream, SandboxReport, Time, TimeDelta, Value,

@@ -30,7 +30,7 @@ use stockade_wire::Value;
 
 use crate::error::Error;
 use crate::host::{Args, HostError};
-use crate::session::{Pause, Session};
+use crate::session::{DumpSeal, Pause, Session};
 
 /// Where a stepped feed is: suspended at a cursor, or complete.
 #[derive(Debug)]
@@ -122,6 +122,12 @@ impl<'s> FunctionCall<'s> {
         self.cursor
     }
 
+    /// The session suspended here, as sealed bytes (`Session::dump`); a
+    /// restored session announces this cursor again. The cursor stays live.
+    pub fn dump(&mut self, seal: &DumpSeal) -> Result<Vec<u8>, Error> {
+        self.session.dump(seal)
+    }
+
     fn call(&self) -> Option<(u32, &str, &Args)> {
         match self.session.pause_at(self.cursor) {
             Some(Pause::Call {
@@ -182,6 +188,12 @@ impl<'s> NameLookup<'s> {
         self.cursor
     }
 
+    /// The session suspended here, as sealed bytes (`Session::dump`); a
+    /// restored session announces this cursor again. The cursor stays live.
+    pub fn dump(&mut self, seal: &DumpSeal) -> Result<Vec<u8>, Error> {
+        self.session.dump(seal)
+    }
+
     /// The name the guest read.
     pub fn name(&self) -> &str {
         match self.session.pause_at(self.cursor) {
@@ -217,6 +229,12 @@ impl<'s> PendingFutures<'s> {
     /// The cursor's number, unique in its session.
     pub fn cursor(&self) -> u64 {
         self.cursor
+    }
+
+    /// The session suspended here, as sealed bytes (`Session::dump`); a
+    /// restored session announces this cursor again. The cursor stays live.
+    pub fn dump(&mut self, seal: &DumpSeal) -> Result<Vec<u8>, Error> {
+        self.session.dump(seal)
     }
 
     /// The ids of the calls the guest awaits.

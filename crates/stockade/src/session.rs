@@ -21,12 +21,14 @@ use crate::inflight::Inflight;
 use crate::options::SessionOptions;
 use crate::process::WorkerProcess;
 
+mod dump;
 mod end;
 mod io;
 mod start;
 mod step;
 mod turn;
 
+pub use dump::DumpSeal;
 pub(crate) use step::Pause;
 
 use turn::Turn;

@@ -21,7 +21,7 @@ use super::turn::{Stop, Turn};
 use super::{Session, check_input};
 
 /// What a suspended feed waits for.
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Pause {
     Call {
         call_id: u32,
@@ -38,7 +38,7 @@ pub(crate) enum Pause {
 
 impl Pause {
     /// The pause in words, for errors: "a call to `fetch`".
-    fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Pause::Call { name, .. } => format!("a call to `{name}`"),
             Pause::Lookup { name } => format!("a lookup of `{name}`"),
@@ -53,7 +53,7 @@ pub(crate) struct Suspended {
     /// The cursor's number, unique in the session.
     pub(crate) cursor: u64,
     pub(crate) pause: Pause,
-    turn: Turn,
+    pub(super) turn: Turn,
     /// When the feed stopped: the time until the answer is the host's.
     since: Instant,
 }
@@ -61,6 +61,19 @@ pub(crate) struct Suspended {
 /// Pending futures of the current stepped feed (calls answered `Defer`).
 #[derive(Debug, Default)]
 pub(super) struct StepFutures(HashSet<u32>);
+
+impl StepFutures {
+    /// The deferred calls' ids, in order.
+    pub(super) fn ids(&self) -> Vec<u32> {
+        let mut ids: Vec<u32> = self.0.iter().copied().collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    pub(super) fn from_ids(ids: &[u32]) -> Self {
+        Self(ids.iter().copied().collect())
+    }
+}
 
 impl Session {
     /// Starts `code` (after binding `inputs`) as a stepped feed: the feed
@@ -221,7 +234,7 @@ impl Session {
 
     /// Runs the feed until the host must answer (a new cursor) or it ends.
     /// Calls and lookups past `max_host_calls` end the feed here, as in `run`.
-    fn advance(&mut self, mut turn: Turn) -> Result<Progress<'_>, Error> {
+    pub(super) fn advance(&mut self, mut turn: Turn) -> Result<Progress<'_>, Error> {
         loop {
             let pause = match self.next_stop(&mut turn)? {
                 Stop::Complete(value) => {

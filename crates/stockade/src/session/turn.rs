@@ -82,6 +82,16 @@ impl Turn {
         self.host_time += spent;
     }
 
+    /// Host calls and lookups the feed has made.
+    pub(super) fn calls(&self) -> u32 {
+        self.calls
+    }
+
+    /// Starts the count at `calls` (a restored feed's count so far).
+    pub(super) fn set_calls(&mut self, calls: u32) {
+        self.calls = calls;
+    }
+
     /// The host ended the feed (an Abort went out).
     pub(super) fn abort(&mut self) {
         self.aborted = true;

@@ -1,0 +1,244 @@
+//! Dumps: a session, idle or suspended at a cursor, as sealed bytes
+//! (`Session::dump`), and a session rebuilt from them in a fresh worker
+//! (`Session::restore`), in this process or another.
+//!
+//! The bytes leave the host untrusted, so they are sealed (`stockade-dump`)
+//! under the host's keys and bound to its context; everything is checked in
+//! the host before a byte reaches a worker. The engine's state travels as
+//! the image its worker made (monty serialises its interpreter); the rest
+//! (guest time, callable names, the pending cursor) is the host's record.
+//! The restoring host's options and functions apply, never the dump's.
+
+mod body;
+
+use std::time::{Duration, Instant};
+
+use stockade_dump::{DumpError, Kind, SealKeys, open, seal};
+use stockade_wire::{Interpreter, Request, Response};
+
+use self::body::{Body, Suspension};
+use super::turn::Turn;
+use super::{Reply, Session, TurnDeadline};
+use crate::error::Error;
+use crate::options::SessionOptions;
+use crate::progress::Progress;
+use crate::session::Pause;
+use crate::session::step::Suspended;
+
+/// The keys and context that seal and open a host's dumps.
+#[derive(Debug)]
+pub struct DumpSeal {
+    keys: SealKeys,
+    context: Vec<u8>,
+}
+
+impl DumpSeal {
+    /// `keys` (at least one, each at least 32 random bytes; the first
+    /// seals, any opens, so keys can rotate) and `context`, which a dump
+    /// is bound to (a tenant or conversation id): a dump sealed for one
+    /// context never opens under another.
+    pub fn new<K: AsRef<[u8]>>(keys: &[K], context: impl Into<Vec<u8>>) -> Result<Self, Error> {
+        let keys = SealKeys::new(keys).map_err(|err| Error::invalid_option(err.to_string()))?;
+        Ok(Self {
+            keys,
+            context: context.into(),
+        })
+    }
+}
+
+/// The engines whose workers image their sessions.
+fn images(engine: Interpreter) -> bool {
+    engine == Interpreter::Monty
+}
+
+fn rejected(err: DumpError) -> Error {
+    match err {
+        DumpError::VersionMismatch { found, expected } => Error::DumpVersionMismatch {
+            found: format!("dump format {found}"),
+            expected: format!("dump format {expected}"),
+        },
+        other => Error::DumpRejected(other.to_string()),
+    }
+}
+
+impl Session {
+    /// The session as sealed bytes: between feeds, or suspended at a cursor
+    /// (the dump then holds the cursor, which a restored session announces
+    /// again). The session is unaffected and goes on.
+    pub fn dump(&mut self, seal_with: &DumpSeal) -> Result<Vec<u8>, Error> {
+        if let Some(err) = &self.lost {
+            return Err(err.clone());
+        }
+        if !self.worker.owned() {
+            return Err(Error::Forked {
+                owner: self.worker.owner(),
+            });
+        }
+        let engine = self.options.interpreter();
+        if !images(engine) {
+            return Err(Error::invalid_option(format!(
+                "dumping a {engine} session is not supported yet: only monty sessions can be dumped"
+            )));
+        }
+        let image = self.snapshot()?;
+        let suspension = self.suspended.as_ref().map(|suspended| Suspension {
+            cursor: suspended.cursor,
+            calls: suspended.turn.calls(),
+            deferred: self.step_futures.ids(),
+            pause: suspended.pause.clone(),
+        });
+        let mut listed: Vec<String> = self.listed.iter().cloned().collect();
+        listed.sort_unstable();
+        let body = Body {
+            elapsed_us: u64::try_from(self.elapsed.as_micros()).unwrap_or(u64::MAX),
+            cursors: self.cursors,
+            listed,
+            image,
+            suspension,
+        };
+        let plaintext = body.write().map_err(Error::Conversion)?;
+        let kind = if self.suspended.is_some() {
+            Kind::Suspended
+        } else {
+            Kind::Idle
+        };
+        seal(
+            &seal_with.keys,
+            &seal_with.context,
+            kind,
+            engine.name(),
+            &self.info.engine,
+            &plaintext,
+            self.wire.max_frame as u64,
+        )
+        .map_err(|err| match err {
+            DumpError::TooLarge { size, limit } => Error::Conversion(format!(
+                "the dump would take {size} bytes, more than the {limit} a dump may (the frame limit); the session is unaffected"
+            )),
+            other => Error::Conversion(other.to_string()),
+        })
+    }
+
+    /// Asks the worker for its image, idle or suspended (a suspended
+    /// worker answers and goes on waiting).
+    fn snapshot(&mut self) -> Result<Vec<u8>, Error> {
+        self.answer(&Request::Snapshot)?;
+        let deadline = TurnDeadline {
+            at: Instant::now() + self.options.request_timeout,
+            backstop: false,
+        };
+        match self.recv_within(deadline, self.options.max_result_bytes)? {
+            Reply::Message(Response::Image { image, .. }) => Ok(image),
+            Reply::Message(Response::Error { exception, .. }) => {
+                Err(Error::Protocol(exception.message))
+            }
+            Reply::Message(other) => Err(self.broken(format!(
+                "the worker answered Snapshot with {}",
+                other.name()
+            ))),
+            Reply::TooLarge { encoded, .. } => Err(Error::ResultTooLarge {
+                limit: encoded.min(self.options.max_result_bytes),
+            }),
+        }
+    }
+
+    /// A session rebuilt from `bytes` (a dump sealed under one of `seal`'s
+    /// keys for its context) in a fresh worker started with `options`,
+    /// idle or suspended where the dump was made (`pending` gives the
+    /// cursor). Nothing reaches a worker until the dump has opened and
+    /// matches: another key, another context, altered or truncated bytes
+    /// are `DumpRejected`; another format or engine version is
+    /// `DumpVersionMismatch`. Guest time used before the dump counts
+    /// against `options`' `max_duration`.
+    pub fn restore(
+        options: SessionOptions,
+        seal_with: &DumpSeal,
+        bytes: &[u8],
+    ) -> Result<Session, Error> {
+        let (header, plaintext) =
+            open(&seal_with.keys, &seal_with.context, bytes).map_err(rejected)?;
+        let engine = options.interpreter();
+        if header.engine != engine.name() {
+            return Err(Error::DumpRejected(format!(
+                "the dump holds a {} session, but these options start a {engine} session",
+                header.engine
+            )));
+        }
+        let body = Body::read(&plaintext)
+            .map_err(|why| Error::DumpRejected(format!("its body is malformed: {why}")))?;
+        let mut session = Session::new(options)?;
+        if session.info.engine != header.engine_version {
+            return Err(Error::DumpVersionMismatch {
+                found: header.engine_version,
+                expected: session.info.engine.clone(),
+            });
+        }
+        session.elapsed = Duration::from_micros(body.elapsed_us);
+        session.cursors = body.cursors;
+        session.listed.extend(body.listed.iter().cloned());
+        session.answer(&Request::Restore {
+            image: body.image,
+            functions: body.listed,
+        })?;
+        match body.suspension {
+            None => session.await_restored()?,
+            Some(suspension) => session.resume_suspension(suspension)?,
+        }
+        Ok(session)
+    }
+
+    /// Waits for an idle restore's Restored.
+    fn await_restored(&mut self) -> Result<(), Error> {
+        let deadline = TurnDeadline {
+            at: Instant::now() + self.options.request_timeout,
+            backstop: false,
+        };
+        match self.recv_within(deadline, self.options.max_result_bytes)? {
+            Reply::Message(Response::Restored { elapsed_us }) => {
+                self.elapsed = self.elapsed.max(Duration::from_micros(elapsed_us));
+                Ok(())
+            }
+            Reply::Message(Response::Error { exception, .. }) => Err(Error::DumpRejected(format!(
+                "the worker could not restore it: {}",
+                exception.message
+            ))),
+            Reply::Message(other) => {
+                Err(self.broken(format!("the worker answered Restore with {}", other.name())))
+            }
+            Reply::TooLarge { .. } => {
+                Err(self.broken("the worker answered Restore with a huge frame".into()))
+            }
+        }
+    }
+
+    /// Runs a restored suspended feed to where it was dumped: the worker
+    /// announces the same pause again, which becomes the live cursor under
+    /// its old number.
+    fn resume_suspension(&mut self, suspension: Suspension) -> Result<(), Error> {
+        self.step_futures = super::step::StepFutures::from_ids(&suspension.deferred);
+        let mut turn = Turn::new(self.elapsed, self.options.max_result_bytes);
+        // The re-announced call or lookup is counted again as it arrives.
+        let recounted = matches!(suspension.pause, Pause::Call { .. } | Pause::Lookup { .. });
+        turn.set_calls(suspension.calls.saturating_sub(u32::from(recounted)));
+        let cursors = self.cursors.max(suspension.cursor);
+        self.cursors = suspension.cursor.saturating_sub(1);
+        let progress = self.advance(turn)?;
+        let announced = matches!(progress, Progress::Complete(_));
+        drop(progress);
+        self.cursors = cursors;
+        match &self.suspended {
+            Some(Suspended { pause, .. }) if !announced && *pause == suspension.pause => Ok(()),
+            other => {
+                let found = other
+                    .as_ref()
+                    .map_or("the end of its feed".to_owned(), |s| s.pause.describe());
+                let err = Error::DumpRejected(format!(
+                    "the restored worker stopped at {found}, but the dump was made at {}",
+                    suspension.pause.describe()
+                ));
+                self.suspended = None;
+                Err(self.record_lost(err))
+            }
+        }
+    }
+}
