@@ -78,6 +78,9 @@ pub struct Session {
     cursors: u64,
     /// Calls of the stepped feed the host deferred as futures.
     step_futures: step::StepFutures,
+    /// The session has run (or restored) something: a dump restores only
+    /// into a session that has not.
+    fed: bool,
 }
 
 impl std::fmt::Debug for Session {
@@ -277,6 +280,7 @@ impl Session {
         for (name, value) in &inputs {
             check_input(name, value, &self.wire)?;
         }
+        self.fed = true;
         let functions = self.function_names();
         self.listed.extend(functions.iter().cloned());
         let feed = Request::Feed {

@@ -312,3 +312,23 @@ fn a_dump_past_the_frame_limit_is_an_error_and_the_session_lives() {
     }
     assert_eq!(session.run("len(big)").unwrap(), Value::Int(300_000_000));
 }
+
+#[test]
+fn a_dump_restores_into_a_fresh_pool_checkout_but_not_into_a_used_session() {
+    let bytes = small_dump();
+    let pool = stockade::Pool::new(monty(), stockade::PoolOptions::default()).unwrap();
+    let mut checkout = pool.checkout().unwrap();
+    checkout.restore_into(&seal(), &bytes).unwrap();
+    assert_eq!(checkout.run("x + 1").unwrap(), Value::Int(2));
+    // Restoring again, or into a session that ran code, is refused.
+    for mut used in [checkout, {
+        let mut s = Session::new(monty()).unwrap();
+        s.run("y = 2").unwrap();
+        s
+    }] {
+        match used.restore_into(&seal(), &bytes) {
+            Err(Error::DumpRejected(message)) => assert!(message.contains("fresh"), "{message}"),
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+}

@@ -96,6 +96,7 @@ impl Session {
             suspended: None,
             cursors: 0,
             step_futures: Default::default(),
+            fed: false,
         };
         session.configure()?;
         session.start_supervision()?;

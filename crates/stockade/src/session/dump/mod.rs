@@ -51,6 +51,25 @@ fn images(engine: Interpreter) -> bool {
     engine == Interpreter::Monty
 }
 
+/// Opens `bytes` for a session of `engine`: the engine version it was
+/// made by, and its body.
+fn opened(
+    seal_with: &DumpSeal,
+    bytes: &[u8],
+    engine: Interpreter,
+) -> Result<(String, Body), Error> {
+    let (header, plaintext) = open(&seal_with.keys, &seal_with.context, bytes).map_err(rejected)?;
+    if header.engine != engine.name() {
+        return Err(Error::DumpRejected(format!(
+            "the dump holds a {} session, but this is a {engine} session",
+            header.engine
+        )));
+    }
+    let body = Body::read(&plaintext)
+        .map_err(|why| Error::DumpRejected(format!("its body is malformed: {why}")))?;
+    Ok((header.engine_version, body))
+}
+
 fn rejected(err: DumpError) -> Error {
     match err {
         DumpError::VersionMismatch { found, expected } => Error::DumpVersionMismatch {
@@ -155,36 +174,44 @@ impl Session {
         seal_with: &DumpSeal,
         bytes: &[u8],
     ) -> Result<Session, Error> {
-        let (header, plaintext) =
-            open(&seal_with.keys, &seal_with.context, bytes).map_err(rejected)?;
-        let engine = options.interpreter();
-        if header.engine != engine.name() {
-            return Err(Error::DumpRejected(format!(
-                "the dump holds a {} session, but these options start a {engine} session",
-                header.engine
-            )));
-        }
-        let body = Body::read(&plaintext)
-            .map_err(|why| Error::DumpRejected(format!("its body is malformed: {why}")))?;
+        // Checked before a worker starts; `restore_into` checks again.
+        opened(seal_with, bytes, options.interpreter())?;
         let mut session = Session::new(options)?;
-        if session.info.engine != header.engine_version {
+        session.restore_into(seal_with, bytes)?;
+        Ok(session)
+    }
+
+    /// Restores `bytes` into this session, which must not have run
+    /// anything yet (a pool's checkout, say); as `restore` otherwise.
+    pub fn restore_into(&mut self, seal_with: &DumpSeal, bytes: &[u8]) -> Result<(), Error> {
+        if let Some(err) = &self.lost {
+            return Err(err.clone());
+        }
+        if self.fed {
+            return Err(Error::DumpRejected(
+                "a dump restores only into a fresh session, and this one has already run code"
+                    .into(),
+            ));
+        }
+        let (engine_version, body) = opened(seal_with, bytes, self.options.interpreter())?;
+        if self.info.engine != engine_version {
             return Err(Error::DumpVersionMismatch {
-                found: header.engine_version,
-                expected: session.info.engine.clone(),
+                found: engine_version,
+                expected: self.info.engine.clone(),
             });
         }
-        session.elapsed = Duration::from_micros(body.elapsed_us);
-        session.cursors = body.cursors;
-        session.listed.extend(body.listed.iter().cloned());
-        session.answer(&Request::Restore {
+        self.fed = true;
+        self.elapsed = Duration::from_micros(body.elapsed_us);
+        self.cursors = body.cursors;
+        self.listed.extend(body.listed.iter().cloned());
+        self.answer(&Request::Restore {
             image: body.image,
             functions: body.listed,
         })?;
         match body.suspension {
-            None => session.await_restored()?,
-            Some(suspension) => session.resume_suspension(suspension)?,
+            None => self.await_restored(),
+            Some(suspension) => self.resume_suspension(suspension),
         }
-        Ok(session)
     }
 
     /// Waits for an idle restore's Restored.
