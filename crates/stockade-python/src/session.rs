@@ -5,8 +5,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
-use stockade::{PrintStream, RunLimits, Session};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+use stockade::{DumpSeal, PrintStream, RunLimits, Session};
 
 use crate::errors::{conversion, to_pyerr};
 use crate::from_python::{Refusal, from_python, quoted};
@@ -245,6 +245,56 @@ impl NativeSession {
             Ok(progress) => progress_tuple(py, progress),
             Err(err) => Err(to_pyerr(py, err, taken(&interrupted))),
         }
+    }
+
+    /// The session (idle, or suspended at its cursor) as sealed bytes.
+    fn dump<'py>(
+        &self,
+        py: Python<'py>,
+        keys: Vec<Vec<u8>>,
+        context: Vec<u8>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let seal = DumpSeal::new(&keys, context).map_err(|err| to_pyerr(py, err, None))?;
+        let mut guard = self.lock(py)?;
+        let session = open(&mut guard)?;
+        match py.detach(|| session.dump(&seal)) {
+            Ok(bytes) => Ok(PyBytes::new(py, &bytes)),
+            Err(err) => Err(to_pyerr(py, err, None)),
+        }
+    }
+
+    /// A session rebuilt from `data` in a fresh worker; the dump is checked
+    /// before any worker starts.
+    #[staticmethod]
+    fn restore(
+        py: Python<'_>,
+        language: &str,
+        options: &Bound<'_, PyDict>,
+        keys: Vec<Vec<u8>>,
+        context: Vec<u8>,
+        data: Vec<u8>,
+    ) -> PyResult<Self> {
+        let options = session_options(language, options)?;
+        let seal = DumpSeal::new(&keys, context).map_err(|err| to_pyerr(py, err, None))?;
+        let session = py
+            .detach(|| Session::restore(options, &seal, &data))
+            .map_err(|err| to_pyerr(py, err, None))?;
+        Ok(Self::from_session(session))
+    }
+
+    /// Restores `data` into this session, which must not have run anything.
+    fn restore_into(
+        &self,
+        py: Python<'_>,
+        keys: Vec<Vec<u8>>,
+        context: Vec<u8>,
+        data: Vec<u8>,
+    ) -> PyResult<()> {
+        let seal = DumpSeal::new(&keys, context).map_err(|err| to_pyerr(py, err, None))?;
+        let mut guard = self.lock(py)?;
+        let session = open(&mut guard)?;
+        py.detach(|| session.restore_into(&seal, &data))
+            .map_err(|err| to_pyerr(py, err, None))
     }
 
     /// Where a suspended feed waits, again; None when none is suspended.

@@ -9,9 +9,10 @@ result back as Python values.
         print(sandbox.run("lookup('a') + 41"))   # 42
 """
 
-from ._errors import (ConfigurationError, ConversionError, CursorError, GuestError,
-                      GuestSyntaxError, MemoryLimitError, ProtocolError, ResultTooLarge,
-                      StockadeError, TimeLimitError, WorkerCrashed)
+from ._errors import (ConfigurationError, ConversionError, CursorError, DumpRejected,
+                      DumpVersionMismatch, GuestError, GuestSyntaxError, MemoryLimitError,
+                      ProtocolError, ResultTooLarge, StockadeError, TimeLimitError,
+                      WorkerCrashed)
 from ._native import __version__
 from ._pool import CHECKOUT_OPTIONS, AsyncPool, Pool
 from ._progress import Complete, FunctionCall, NameLookup, PendingFutures
@@ -20,8 +21,9 @@ from ._values import Cycle, Repr
 
 __all__ = [
     "AsyncPool", "AsyncSandbox", "CHECKOUT_OPTIONS", "Complete", "ConfigurationError",
-    "ConversionError", "CursorError", "Cycle", "ExecutionResult", "FunctionCall", "GuestError",
-    "GuestSyntaxError", "Limits", "MemoryLimitError", "NameLookup", "PendingFutures", "Pool",
-    "ProtocolError", "Repr", "ResultTooLarge", "Sandbox", "StockadeError", "TimeLimitError",
-    "WorkerCrashed", "__version__", "run",
+    "ConversionError", "CursorError", "Cycle", "DumpRejected", "DumpVersionMismatch",
+    "ExecutionResult", "FunctionCall", "GuestError", "GuestSyntaxError", "Limits",
+    "MemoryLimitError", "NameLookup", "PendingFutures", "Pool", "ProtocolError", "Repr",
+    "ResultTooLarge", "Sandbox", "StockadeError", "TimeLimitError", "WorkerCrashed",
+    "__version__", "run",
 ]

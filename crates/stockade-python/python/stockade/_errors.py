@@ -80,6 +80,22 @@ class CursorError(StockadeError, RuntimeError):
     suspended where it was."""
 
 
+class DumpRejected(StockadeError):
+    """A dump did not open: not a dump, altered, truncated, sealed under none
+    of the keys or for another context, or of another kind of session.
+    Nothing reached a worker."""
+
+
+class DumpVersionMismatch(StockadeError):
+    """A dump written by another version of the dump format or of the engine;
+    `found` and `expected` name both."""
+
+    def __init__(self, message: str, *, found: str = "", expected: str = "") -> None:
+        super().__init__(message)
+        self.found = found
+        self.expected = expected
+
+
 class ResultTooLarge(StockadeError):
     """A value from the guest (a result, or a host function's arguments)
     would take more host memory than `max_result_bytes` (`.limit`); it was
@@ -100,6 +116,7 @@ _ADVICE = {
     "forked": "",
     "result_too_large": " The sandbox still works.",
     "cursor": " The sandbox still works; answer the live cursor (sandbox.pending).",
+    "dump_rejected": " Check the keys and the context it was sealed with; nothing was restored.",
 }
 
 
@@ -134,7 +151,10 @@ def _from_native(kind: str, message: str, fields: dict) -> StockadeError:
         "configuration": ConfigurationError,
         "protocol": ProtocolError,
         "cursor": CursorError,
+        "dump_rejected": DumpRejected,
     }.get(kind, StockadeError)
+    if kind == "dump_version":
+        return DumpVersionMismatch(_sentence(message) + " Restore it with the build that made it.", **f)
     if kind == "result_too_large":
         return ResultTooLarge(_sentence(message) + _ADVICE[kind], **f)
     return cls(_sentence(message) + _ADVICE.get(kind, ""))

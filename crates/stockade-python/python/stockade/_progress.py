@@ -29,6 +29,12 @@ class _Cursor:
     def _answer(self, how: str, **fields: Any) -> Any:
         return self._owner._answer(self.cursor, how, fields)
 
+    def dump(self) -> Any:
+        """The sandbox suspended here, as sealed bytes (see Sandbox.dump); a
+        restored sandbox holds this cursor again (`pending`). The cursor
+        stays live."""
+        return self._owner.dump()
+
 
 class FunctionCall(_Cursor):
     """The guest called host function `name` and waits for its outcome."""

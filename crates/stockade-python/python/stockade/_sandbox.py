@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 import functools
-from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Union
+from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._errors import (ConfigurationError, GuestError, MemoryLimitError, ResultTooLarge,
@@ -167,13 +167,17 @@ class _Base:
 
     def __init__(self, language: str = "python", *, limits: Optional[Limits] = None,
                  sandbox: str = "auto", worker: Optional[Union[str, os.PathLike]] = None,
-                 **options: Any) -> None:
+                 dump_keys: Optional[Sequence[bytes]] = None,
+                 dump_context: Union[str, bytes, None] = None, **options: Any) -> None:
+        self._seal = _seal(dump_keys, dump_context)
         self._adopt(language, _options(language, limits, sandbox, worker, options), None)
 
     def _adopt(self, language: str, options: Dict[str, Any],
                native: Optional[_native.NativeSession]) -> None:
         """Sets the sandbox up around `native` (a pool's checkout), or a
         new session when it is None."""
+        if not hasattr(self, "_seal"):
+            self._seal = None
         self.language = language
         self._options = options
         self._functions: Dict[str, Callable[..., Any]] = {}
@@ -210,6 +214,23 @@ class _Base:
             raise ConfigurationError(f"bind_function({name!r}) needs a callable")
         self._functions[name] = function
         self._register(self._session(), name, function)
+
+    def _sealing(self) -> Tuple[list, bytes]:
+        if self._seal is None:
+            raise ConfigurationError(
+                "dumps are always sealed: make the sandbox with dump_keys=[key] (at least 32 "
+                "random bytes) and dump_context= (a tenant or conversation id)")
+        return self._seal
+
+    def restore_into(self, data: bytes, *, dump_keys: Optional[Sequence[bytes]] = None,
+                     dump_context: Union[str, bytes, None] = None) -> None:
+        """Restores a dump (see `restore`) into this sandbox, which must not
+        have run anything yet: a pool's fresh checkout, say. The keys and
+        context given here (else the sandbox's) also seal its later dumps."""
+        if dump_keys is not None or dump_context is not None:
+            self._seal = _seal(dump_keys, dump_context)
+        keys, context = self._sealing()
+        self._session().restore_into(keys, context, bytes(data))
 
     @property
     def pending(self) -> Optional[Progress]:
@@ -319,6 +340,30 @@ class Sandbox(_Base):
     def _answer(self, cursor: int, how: str, fields: Dict[str, Any]) -> Progress:
         return _progress(self, self._session().answer(cursor, how, **fields))
 
+    def dump(self) -> bytes:
+        """The sandbox as sealed bytes: between runs, or suspended at a
+        cursor (a restored sandbox then holds it again as `pending`). Sealed
+        under the first of `dump_keys` and bound to `dump_context`; the
+        sandbox is unaffected."""
+        keys, context = self._sealing()
+        return self._session().dump(keys, context)
+
+    @classmethod
+    def restore(cls, data: bytes, language: str = "python", *, dump_keys: Sequence[bytes],
+                dump_context: Union[str, bytes], limits: Optional[Limits] = None,
+                sandbox: str = "auto", worker: Optional[Union[str, os.PathLike]] = None,
+                **options: Any) -> "Sandbox":
+        """A sandbox rebuilt from `data` (what `dump` returned, in this
+        process or another) in a fresh worker with these options, idle or
+        waiting at the dumped cursor (`pending`). The dump is checked before
+        any worker starts: DumpRejected, DumpVersionMismatch."""
+        seal = _seal(dump_keys, dump_context)
+        settings = _options(language, limits, sandbox, worker, options)
+        native = _native.NativeSession.restore(language, settings, seal[0], seal[1], bytes(data))
+        restored = cls._from_native(language, settings, native)
+        restored._seal = seal
+        return restored
+
     def execute(self, code: str, *, inputs: Optional[Mapping[str, Any]] = None,
                 functions: Optional[Mapping[str, Callable[..., Any]]] = None,
                 print: Optional[PrintCallback] = None,
@@ -407,6 +452,28 @@ class AsyncSandbox(_Base):
                                  _names(functions))
         return _progress(self, await self._off_loop(native, call))
 
+    async def dump(self) -> bytes:
+        """As Sandbox.dump, off the event loop."""
+        keys, context = self._sealing()
+        native = self._session()
+        return await self._off_loop(native, functools.partial(native.dump, keys, context))
+
+    @classmethod
+    async def restore(cls, data: bytes, language: str = "python", *,
+                      dump_keys: Sequence[bytes], dump_context: Union[str, bytes],
+                      limits: Optional[Limits] = None, sandbox: str = "auto",
+                      worker: Optional[Union[str, os.PathLike]] = None,
+                      **options: Any) -> "AsyncSandbox":
+        """As Sandbox.restore, off the event loop."""
+        seal = _seal(dump_keys, dump_context)
+        settings = _options(language, limits, sandbox, worker, options)
+        native = await asyncio.get_running_loop().run_in_executor(
+            None, _native.NativeSession.restore, language, settings, seal[0], seal[1],
+            bytes(data))
+        restored = cls._from_native(language, settings, native)
+        restored._seal = seal
+        return restored
+
     async def _answer(self, cursor: int, how: str, fields: Dict[str, Any]) -> Progress:
         native = self._session()
         call = functools.partial(native.answer, cursor, how, **fields)
@@ -434,6 +501,28 @@ class AsyncSandbox(_Base):
         except StockadeError as error:
             return capture.failed(error)
         return capture.succeeded(result)
+
+
+def _seal(keys: Optional[Sequence[bytes]],
+          context: Union[str, bytes, None]) -> Optional[Tuple[list, bytes]]:
+    """The keys and context dumps are sealed with, checked; None for none."""
+    if keys is None:
+        if context is not None:
+            raise ConfigurationError("dump_context= needs dump_keys= too")
+        return None
+    if isinstance(keys, (bytes, bytearray, str)):
+        raise ConfigurationError("dump_keys= takes a list of keys (bytes), not one key")
+    keys = list(keys)
+    for key in keys:
+        if not isinstance(key, (bytes, bytearray)):
+            raise ConfigurationError(f"dump_keys= takes bytes, got {type(key).__name__}")
+    if context is None:
+        raise ConfigurationError("dump_keys= needs dump_context= (a tenant or conversation id)")
+    if isinstance(context, str):
+        context = context.encode()
+    if not isinstance(context, (bytes, bytearray)):
+        raise ConfigurationError("dump_context= takes a str or bytes")
+    return [bytes(key) for key in keys], bytes(context)
 
 
 def _names(functions: Iterable[str]) -> list:

@@ -1,0 +1,134 @@
+"""Dumps: a sandbox sealed to bytes and restored in a fresh worker, in
+this process and in another; tampered dumps are refused."""
+
+import subprocess
+import sys
+
+import pytest
+
+import stockade
+
+KEY = bytes(range(32))
+SEALED = {"dump_keys": [KEY], "dump_context": "conversation-7"}
+
+STATE = """
+class Point:
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+    def norm2(self):
+        return self.x * self.x + self.y * self.y
+
+def scaler(k):
+    return lambda v: v * k
+
+triple = scaler(3)
+p = Point(3, 4)
+table = {i: str(i) for i in range(100000)}
+"""
+CHECK = "[p.norm2(), triple(5), len(table), table[99999]]"
+EXPECTED = [25, 15, 100000, "99999"]
+
+
+def monty(**extra):
+    return stockade.Sandbox("python", engine="monty", **SEALED, **extra)
+
+
+def test_an_idle_sandbox_restores_in_this_process_and_continues():
+    with monty() as sandbox:
+        sandbox.run(STATE)
+        data = sandbox.dump()
+        assert isinstance(data, bytes) and data.startswith(b"STKDUMP\0")
+        assert sandbox.run(CHECK) == EXPECTED
+    with stockade.Sandbox.restore(data, "python", engine="monty", **SEALED) as restored:
+        assert restored.pending is None
+        assert restored.run(CHECK) == EXPECTED
+
+
+def test_a_dump_restores_in_another_process():
+    with monty() as sandbox:
+        sandbox.run(STATE)
+        data = sandbox.dump()
+    script = (
+        "import sys, stockade\n"
+        "data = sys.stdin.buffer.read()\n"
+        f"with stockade.Sandbox.restore(data, 'python', engine='monty', dump_keys=[{KEY!r}], dump_context='conversation-7') as s:\n"
+        f"    print(s.run({CHECK!r}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], input=data, capture_output=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode().strip() == repr(EXPECTED)
+
+
+def test_a_cursor_dump_restores_waiting_at_the_cursor():
+    with monty() as sandbox:
+        call = sandbox.start("answer = approve('refund', amount=5)\nanswer * 2", functions=["approve"])
+        data = call.dump()
+    with stockade.Sandbox.restore(data, "python", engine="monty", **SEALED) as restored:
+        call = restored.pending
+        assert isinstance(call, stockade.FunctionCall)
+        assert (call.name, call.args, call.kwargs) == ("approve", ("refund",), {"amount": 5})
+        assert call.resume(21).value == 42
+        assert restored.run("answer") == 21
+
+
+def test_tampered_truncated_and_foreign_dumps_are_refused():
+    with monty() as sandbox:
+        sandbox.run("x = 1")
+        data = sandbox.dump()
+    altered = bytearray(data)
+    altered[len(altered) // 2] ^= 1
+    for bad in (bytes(altered), data[:-1], data[:10], b"", b"not a dump at all"):
+        with pytest.raises(stockade.DumpRejected):
+            stockade.Sandbox.restore(bad, "python", engine="monty", **SEALED)
+    with pytest.raises(stockade.DumpRejected):
+        stockade.Sandbox.restore(data, "python", engine="monty", dump_keys=[bytes(32)],
+                                 dump_context="conversation-7")
+    with pytest.raises(stockade.DumpRejected):
+        stockade.Sandbox.restore(data, "python", engine="monty", dump_keys=[KEY],
+                                 dump_context="conversation-8")
+    old = bytearray(data)
+    old[8:10] = (9).to_bytes(2, "little")
+    with pytest.raises(stockade.DumpVersionMismatch) as caught:
+        stockade.Sandbox.restore(bytes(old), "python", engine="monty", **SEALED)
+    assert "9" in caught.value.found and "1" in caught.value.expected
+
+
+def test_dumping_needs_keys_and_keys_must_be_long_enough():
+    with stockade.Sandbox("python", engine="monty") as sandbox:
+        with pytest.raises(stockade.ConfigurationError, match="dump_keys"):
+            sandbox.dump()
+    with pytest.raises(stockade.ConfigurationError, match="32"):
+        with stockade.Sandbox("python", engine="monty", dump_keys=[b"short"],
+                              dump_context="c") as sandbox:
+            sandbox.run("x = 1")
+            sandbox.dump()
+    with pytest.raises(stockade.ConfigurationError, match="dump_context"):
+        stockade.Sandbox("python", engine="monty", dump_keys=[KEY])
+
+
+def test_a_pool_checkout_restores_a_dump():
+    with monty() as sandbox:
+        sandbox.run("y = 41")
+        data = sandbox.dump()
+    with stockade.Pool("python", size=1, engine="monty") as pool:
+        with pool.checkout() as checkout:
+            checkout.restore_into(data, **SEALED)
+            assert checkout.run("y + 1") == 42
+            with pytest.raises(stockade.DumpRejected, match="fresh"):
+                checkout.restore_into(data)
+
+
+def test_an_async_sandbox_dumps_and_restores():
+    import asyncio
+
+    async def main():
+        async with stockade.AsyncSandbox("python", engine="monty", **SEALED) as sandbox:
+            await sandbox.run("z = [1, 2, 3]")
+            data = await sandbox.dump()
+        restored = await stockade.AsyncSandbox.restore(data, "python", engine="monty", **SEALED)
+        async with restored:
+            assert await restored.run("sum(z)") == 6
+
+    asyncio.run(main())
