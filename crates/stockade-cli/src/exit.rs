@@ -64,7 +64,10 @@ pub fn report(err: &Error) -> i32 {
             say(err);
             GUEST_EXCEPTION
         }
-        Error::Configuration(_) => {
+        Error::Configuration(_)
+        | Error::DumpRejected(_)
+        | Error::DumpVersionMismatch { .. }
+        | Error::Cursor(_) => {
             say(err);
             BAD_INPUT
         }

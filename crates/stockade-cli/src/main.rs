@@ -7,6 +7,7 @@
 mod args;
 mod bench;
 mod doctor;
+mod dump_file;
 mod exit;
 mod output;
 mod repl;

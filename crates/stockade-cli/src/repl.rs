@@ -1,11 +1,16 @@
 //! `stockade repl`: an interactive session in one sandboxed worker. Each
 //! input runs in the same session, so definitions persist; a guest error
 //! is printed and the session goes on; a lost session ends the REPL.
+//! `--load` starts from a sealed dump and `--save` seals the session at the
+//! end of input (`dump_file.rs` holds the key and the file handling).
 
 use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
 
 use clap::Args;
 use stockade::{Error, Language, Session, Value};
+
+use crate::dump_file::{DumpFileArgs, load_session, save_session};
 
 use crate::args::{SessionArgs, named};
 use crate::exit;
@@ -22,6 +27,15 @@ pub struct ReplArgs {
     lang: Language,
     #[command(flatten)]
     session: SessionArgs,
+    /// Start from the session sealed in FILE (see --save) instead of a new one.
+    #[arg(long, value_name = "FILE")]
+    load: Option<PathBuf>,
+    /// At the end of input, seal the session into FILE (created with mode
+    /// 0600, replaced whole), to go on later with --load.
+    #[arg(long, value_name = "FILE")]
+    save: Option<PathBuf>,
+    #[command(flatten)]
+    dump: DumpFileArgs,
 }
 
 /// Whether `text` still needs more lines before it can run.
@@ -79,7 +93,19 @@ fn prompt(text: &str, interactive: bool) {
 
 pub fn repl(args: ReplArgs) -> i32 {
     let language = args.lang;
-    let mut session = match Session::new(args.session.options(language)) {
+    let options = args.session.options(language);
+    let seal = match (&args.load, &args.save) {
+        (None, None) => None,
+        _ => match args.dump.seal() {
+            Ok(seal) => Some(seal),
+            Err(code) => return code,
+        },
+    };
+    let started = match (&args.load, &seal) {
+        (Some(path), Some(seal)) => load_session(options, seal, path),
+        _ => Session::new(options),
+    };
+    let mut session = match started {
         Ok(session) => session,
         Err(err) => return exit::report(&err),
     };
@@ -106,7 +132,12 @@ pub fn repl(args: ReplArgs) -> i32 {
                 eprintln!("stockade: cannot read input: {err}");
                 return exit::BAD_INPUT;
             }
-            None if pending.trim().is_empty() => return exit::OK,
+            None if pending.trim().is_empty() => {
+                return match (&args.save, &seal) {
+                    (Some(path), Some(seal)) => save_session(&mut session, seal, path),
+                    _ => exit::OK,
+                };
+            }
             None => String::new(),
         };
         let at_end = line.is_empty() && !pending.is_empty();

@@ -131,7 +131,10 @@ pub fn to_pyerr(py: Python<'_>, err: Error, interrupted: Option<PyErr>) -> PyErr
         Error::DumpRejected(_) => "dump_rejected",
         Error::DumpVersionMismatch { found, expected } => {
             set("found", pyo3::types::PyString::new(py, found).into_any());
-            set("expected", pyo3::types::PyString::new(py, expected).into_any());
+            set(
+                "expected",
+                pyo3::types::PyString::new(py, expected).into_any(),
+            );
             "dump_version"
         }
         // A kind this package does not know yet: a plain StockadeError.
