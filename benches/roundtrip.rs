@@ -2,7 +2,8 @@
 //! snippet, and a new one each time), the worker's CPU per feed, host
 //! calls from a guest loop, cold session starts with every sandbox layer,
 //! pooled checkouts, the idle worker's memory and fib(25), with medians
-//! and p95 in microseconds, and CPython's own fib(25) outside stockade.
+//! and p95 in microseconds, and CPython's own fib(25) outside stockade;
+//! then the cost of dumps: sealing a small monty session and restoring it.
 //!
 //! Run with `cargo bench -p stockade --bench roundtrip` after building the
 //! worker (`cargo build --release -p stockade-worker`) and the CPython
@@ -14,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use stockade::{
-    Interpreter, Language, Pool, PoolOptions, SandboxMode, Session, SessionOptions, Value,
+    DumpSeal, Interpreter, Language, Pool, PoolOptions, SandboxMode, Session, SessionOptions, Value,
 };
 
 const ENGINES: [Interpreter; 3] = [
@@ -201,6 +202,56 @@ fn pooled(engine: Interpreter, iterations: usize) -> Vec<Duration> {
     samples
 }
 
+/// A small session, as an agent's would be after a few steps.
+const SMALL_SESSION: &str = "rows = [{'id': i, 'name': 'item ' + str(i)} for i in range(100)]\n\
+def total(xs):\n    return sum(x['id'] for x in xs)\n\
+summary = {'count': len(rows), 'total': total(rows)}";
+
+/// Dumps of a small monty session: sealing one (`dump`), restoring one
+/// into a pool's ready checkout (`restore_into`), and `Session::restore`
+/// (which takes the spare worker or starts one).
+fn dump_costs(samples: usize) -> [(&'static str, Vec<Duration>, usize); 3] {
+    let seal = DumpSeal::new(&[[7u8; 32]], "bench").expect("seal");
+    let options = options(Interpreter::Monty, SandboxMode::Require);
+    let mut session = Session::new(options.clone()).expect("session");
+    session.run(SMALL_SESSION).expect("run");
+    let mut dumping = Vec::with_capacity(samples);
+    let mut bytes = Vec::new();
+    for _ in 0..samples {
+        let start = Instant::now();
+        bytes = session.dump(&seal).expect("dump");
+        dumping.push(start.elapsed());
+    }
+    let pool = Pool::new(
+        options.clone(),
+        PoolOptions {
+            size: 2,
+            max_concurrent_starts: 2,
+        },
+    )
+    .expect("pool");
+    let mut into_checkout = Vec::with_capacity(samples);
+    let mut fresh = Vec::with_capacity(samples);
+    for _ in 0..samples {
+        std::thread::sleep(Duration::from_millis(60));
+        let mut checkout = pool.checkout().expect("checkout");
+        let start = Instant::now();
+        checkout.restore_into(&seal, &bytes).expect("restore");
+        into_checkout.push(start.elapsed());
+        checkout.close();
+        let start = Instant::now();
+        let restored = Session::restore(options.clone(), &seal, &bytes).expect("restore");
+        fresh.push(start.elapsed());
+        restored.close();
+    }
+    let size = bytes.len();
+    [
+        ("dump (seal) a small monty session", dumping, size),
+        ("restore it into a ready pool checkout", into_checkout, size),
+        ("Session::restore (spare or new worker)", fresh, size),
+    ]
+}
+
 /// The idle worker's resident memory after its first feed, in MiB.
 fn idle_rss(engine: Interpreter) -> f64 {
     let mut session = Session::new(options(engine, SandboxMode::Require)).expect("session");
@@ -326,4 +377,13 @@ fn main() {
     println!(
         "CPython's own fib(25), same interpreter, outside stockade: {median:.1} / {p95:.1} µs ({n})"
     );
+    println!();
+    println!("Dumps of a small monty session (`require`). Cells: median / p95 µs (samples).");
+    println!();
+    println!("| measurement | monty | dump bytes |");
+    println!("|---|---|---|");
+    for (label, samples, size) in dump_costs(10 * scale) {
+        let (median, p95, n) = summary(samples);
+        println!("| {label} | {median:.1} / {p95:.1} ({n}) | {size} |");
+    }
 }

@@ -132,3 +132,13 @@ def test_an_async_sandbox_dumps_and_restores():
             assert await restored.run("sum(z)") == 6
 
     asyncio.run(main())
+
+
+def test_the_sessions_md_dump_example_runs(capsys):
+    import os
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "sessions.md").read_text()
+    snippet = doc.split("## Dumps", 1)[1].split("```python", 1)[1].split("```", 1)[0]
+    exec(compile(snippet, "docs/sessions.md", "exec"), {"stockade": stockade, "os": os})
+    assert capsys.readouterr().out == "['draft', 'final']\n"
