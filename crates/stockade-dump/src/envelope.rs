@@ -236,29 +236,6 @@ pub fn seal(
     let nonce = XNonce::try_generate().map_err(|err| {
         DumpError::Keys(format!("the operating system gave no random bytes: {err}"))
     })?;
-    seal_with_nonce(
-        keys,
-        context,
-        kind,
-        engine,
-        engine_version,
-        plaintext,
-        limit,
-        &nonce,
-    )
-}
-
-#[allow(clippy::too_many_arguments)]
-fn seal_with_nonce(
-    keys: &SealKeys,
-    context: &[u8],
-    kind: Kind,
-    engine: &str,
-    engine_version: &str,
-    plaintext: &[u8],
-    limit: u64,
-    nonce: &XNonce,
-) -> Result<Vec<u8>, DumpError> {
     let body_bytes = plaintext.len() as u64 + TAG_BYTES as u64;
     let header = Header {
         kind,
@@ -267,7 +244,7 @@ fn seal_with_nonce(
         body_bytes,
     };
     let mut nonce_bytes = [0u8; NONCE_BYTES];
-    nonce_bytes.copy_from_slice(nonce);
+    nonce_bytes.copy_from_slice(&nonce);
     let mut out = header.write(&nonce_bytes)?;
     let size = out.len() as u64 + body_bytes;
     if size > limit {
@@ -277,7 +254,7 @@ fn seal_with_nonce(
     let cipher = XChaCha20Poly1305::new(keys.sealing().into());
     let body = cipher
         .encrypt(
-            nonce,
+            &nonce,
             Payload {
                 msg: plaintext,
                 aad: &aad,
