@@ -79,6 +79,13 @@ pub trait Engine {
     /// The engine's name and version, for Ready.
     fn name(&self) -> String;
 
+    /// The next feed's clock readings, given back in order (a journal's
+    /// replay); the reason in words when the engine keeps no journal.
+    fn replay_clock(&mut self, readings: Vec<f64>) -> Result<(), String> {
+        let _ = readings;
+        Err("this engine does not journal its clock".into())
+    }
+
     /// The session between feeds as bytes only this engine, at this
     /// version, reads back; the reason in words when it cannot (the host
     /// then keeps a journal instead).

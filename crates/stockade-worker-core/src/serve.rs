@@ -250,6 +250,14 @@ pub fn serve(configured: Configured) -> i32 {
                     Err(_closed) => return 0,
                 }
             }
+            Incoming::Request(Request::Replay { clock_ms }) => {
+                match engine.replay_clock(clock_ms) {
+                    Ok(()) => Response::Restored {
+                        elapsed_us: engine.elapsed_us(),
+                    },
+                    Err(why) => protocol_violation(&*engine, format!("Replay refused: {why}")),
+                }
+            }
             Incoming::Request(Request::Snapshot) => match engine.snapshot() {
                 Ok(image) => Response::Image {
                     elapsed_us: engine.elapsed_us(),

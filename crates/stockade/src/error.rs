@@ -150,6 +150,7 @@ pub enum ErrorKind {
     Cursor,
     DumpRejected,
     DumpVersionMismatch,
+    ReplayDiverged,
 }
 
 /// Every way a session call can fail.
@@ -219,6 +220,11 @@ pub enum Error {
     /// engine than this build runs.
     #[error("dump version mismatch: the dump is {found}, this build runs {expected}")]
     DumpVersionMismatch { found: String, expected: String },
+    /// Replaying a journaled dump, the guest did something other than what
+    /// the journal holds (the first differing step is named). The restored
+    /// session is lost.
+    #[error("replay diverged: {0}")]
+    ReplayDiverged(String),
 }
 
 impl TimeLimit {
@@ -271,6 +277,7 @@ impl Error {
             Error::Cursor(_) => ErrorKind::Cursor,
             Error::DumpRejected(_) => ErrorKind::DumpRejected,
             Error::DumpVersionMismatch { .. } => ErrorKind::DumpVersionMismatch,
+            Error::ReplayDiverged(_) => ErrorKind::ReplayDiverged,
         }
     }
 

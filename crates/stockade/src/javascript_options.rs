@@ -100,6 +100,7 @@ impl JavaScriptOptions {
             inspect_results: self.inspect_results,
             frozen_clock_ms: self.frozen_clock_ms()?,
             random_seed: self.random_seed,
+            report_clock: false,
             modules: self.modules.clone(),
         })
     }

@@ -51,6 +51,7 @@ pub const SESSION_OPTIONS: &[&str] = &[
     "redact_host_errors",
     "max_result_bytes",
     "spare",
+    "dumpable",
     "max_duration",
     "max_memory",
     "max_recursion_depth",
@@ -175,6 +176,7 @@ impl SessionOptions {
             "redact_host_errors" => self.redact_host_errors = v.flag()?,
             "max_result_bytes" => self.max_result_bytes = v.count()?,
             "spare" => self.spare = v.flag()?,
+            "dumpable" => self.dumpable = v.flag()?,
             "max_duration" => self.limits.max_duration = Some(v.seconds()?),
             "max_memory" => {
                 self.limits.max_memory = match v.count()? {
@@ -249,7 +251,7 @@ mod tests {
                 "engine" => OptionValue::Str("quickjs".into()),
                 "site_packages" => OptionValue::List(vec!["/usr".into()]),
                 "sandbox" => OptionValue::Str("require".into()),
-                "redact_host_errors" | "spare" | "strict_eval" | "web_polyfills"
+                "redact_host_errors" | "spare" | "dumpable" | "strict_eval" | "web_polyfills"
                 | "inspect_results" => OptionValue::Bool(true),
                 "modules" => OptionValue::Map(vec![("m".into(), "export default 1".into())]),
                 "frozen_clock" => OptionValue::Float(-1.5),

@@ -130,6 +130,12 @@ pub struct SessionOptions {
     pub javascript: JavaScriptOptions,
     /// CPython-only options (the interpreter, package directories).
     pub cpython: CPythonOptions,
+    /// Keep what a dump of this session needs from its start: QuickJS
+    /// sessions keep a journal (every feed, every answer the host gave,
+    /// every clock reading) and seed their Math.random, so that a restore
+    /// can replay them (see docs/sessions.md). monty sessions dump without
+    /// it. Default: false.
+    pub dumpable: bool,
     /// Keep one spare worker with these options started in the background,
     /// so that the next `Session::new` with the same worker options takes
     /// it instead of paying a cold start. Default: true.
@@ -149,6 +155,7 @@ pub(crate) struct WorkerKey {
     cpython: CPythonOptions,
     cpu_seconds: u64,
     max_threads: u32,
+    dumpable: bool,
 }
 
 impl SessionOptions {
@@ -181,6 +188,7 @@ impl SessionOptions {
             javascript: JavaScriptOptions::default(),
             cpython: CPythonOptions::default(),
             spare: true,
+            dumpable: false,
         }
     }
 
@@ -224,6 +232,8 @@ impl SessionOptions {
         max_result_bytes(bytes: u64) => max_result_bytes = bytes;
         /// Whether to keep a spare worker started for the next session.
         spare(keep: bool) => spare = keep;
+        /// Whether the session keeps what a dump needs (see the field).
+        dumpable(keep: bool) => dumpable = keep;
     }
 
     /// Lets host-function exception messages reach the guest unchanged.
@@ -260,7 +270,9 @@ impl SessionOptions {
             Interpreter::Monty => EngineConfig::Python,
             Interpreter::CPython => EngineConfig::CPython(self.cpython.to_wire()),
             Interpreter::QuickJs => {
-                EngineConfig::JavaScript(self.javascript.to_wire(self.limits.max_memory)?)
+                let mut config = self.javascript.to_wire(self.limits.max_memory)?;
+                config.report_clock = self.dumpable;
+                EngineConfig::JavaScript(config)
             }
         })
     }
@@ -275,6 +287,7 @@ impl SessionOptions {
             cpython: self.cpython.clone(),
             cpu_seconds: self.cpu_seconds(),
             max_threads: self.max_threads,
+            dumpable: self.dumpable,
         }
     }
 

@@ -24,6 +24,7 @@ use crate::process::WorkerProcess;
 mod dump;
 mod end;
 mod io;
+mod journal;
 mod start;
 mod step;
 mod turn;
@@ -81,6 +82,8 @@ pub struct Session {
     /// The session has run (or restored) something: a dump restores only
     /// into a session that has not.
     fed: bool,
+    /// What a dump of a dumpable QuickJS session replays.
+    journal: Option<journal::Journal>,
 }
 
 impl std::fmt::Debug for Session {

@@ -288,8 +288,9 @@ fn short_or_missing_keys_are_refused() {
 
 #[test]
 fn dumping_an_engine_without_images_says_so_and_the_session_lives() {
-    let mut session = Session::new(SessionOptions::new(Language::JavaScript)).unwrap();
-    session.run("let a = 1").unwrap();
+    let cpython = SessionOptions::new(Language::Python).engine(Interpreter::CPython);
+    let mut session = Session::new(cpython).unwrap();
+    session.run("a = 1").unwrap();
     match session.dump(&seal()) {
         Err(Error::Configuration(err)) => assert!(err.message().contains("not supported yet")),
         other => panic!("expected a refusal, got {other:?}"),

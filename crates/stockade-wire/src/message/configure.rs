@@ -130,6 +130,11 @@ pub struct JavaScriptConfig {
     pub frozen_clock_ms: Option<i64>,
     /// Math.random is a generator seeded with this.
     pub random_seed: Option<u64>,
+    /// Every clock reading a feed makes (Date.now, new Date(), performance.now)
+    /// is reported in a Clock message before the feed ends, and a Replay
+    /// request gives the next feed's readings back: the host's journal of a
+    /// session it may dump (protocol 4).
+    pub report_clock: bool,
     /// Static modules the guest may import, by name, with their source.
     pub modules: Vec<(String, String)>,
 }
@@ -137,6 +142,7 @@ pub struct JavaScriptConfig {
 const FLAG_STRICT_EVAL: u8 = 1;
 const FLAG_WEB_POLYFILLS: u8 = 2;
 const FLAG_INSPECT_RESULTS: u8 = 4;
+const FLAG_REPORT_CLOCK: u8 = 8;
 
 /// Writes Configure's engine, sandbox mode and limits (between the package
 /// version and the engine's own configuration, which `write_engine_config`
@@ -223,6 +229,9 @@ fn write_javascript_config(w: &mut Writer, c: &JavaScriptConfig) -> Result<(), E
     if c.inspect_results {
         flags |= FLAG_INSPECT_RESULTS;
     }
+    if c.report_clock {
+        flags |= FLAG_REPORT_CLOCK;
+    }
     w.u8(flags);
     if let Some(ms) = c.frozen_clock_ms
         && !(-MAX_CLOCK_MS..=MAX_CLOCK_MS).contains(&ms)
@@ -244,8 +253,9 @@ fn read_javascript_config(r: &mut Reader<'_>) -> Result<JavaScriptConfig, Decode
     let max_buffer_bytes = r.opt_u64()?;
     let max_stack_bytes = r.u32()?;
     let flags = r.code("javascript flags", |flags| {
-        (flags & !(FLAG_STRICT_EVAL | FLAG_WEB_POLYFILLS | FLAG_INSPECT_RESULTS) == 0)
-            .then_some(flags)
+        let known =
+            FLAG_STRICT_EVAL | FLAG_WEB_POLYFILLS | FLAG_INSPECT_RESULTS | FLAG_REPORT_CLOCK;
+        (flags & !known == 0).then_some(flags)
     })?;
     let at = r.position();
     let frozen_clock_ms = r.opt_i64()?;
@@ -269,6 +279,7 @@ fn read_javascript_config(r: &mut Reader<'_>) -> Result<JavaScriptConfig, Decode
         strict_eval: flags & FLAG_STRICT_EVAL != 0,
         web_polyfills: flags & FLAG_WEB_POLYFILLS != 0,
         inspect_results: flags & FLAG_INSPECT_RESULTS != 0,
+        report_clock: flags & FLAG_REPORT_CLOCK != 0,
         frozen_clock_ms,
         random_seed,
         modules,

@@ -34,6 +34,7 @@ pub(crate) mod tag {
     pub const RESOLVE: u8 = 0x06;
     pub const SNAPSHOT: u8 = 0x07;
     pub const RESTORE: u8 = 0x08;
+    pub const REPLAY: u8 = 0x09;
 
     pub const READY: u8 = 0x81;
     pub const PRINT: u8 = 0x82;
@@ -45,6 +46,7 @@ pub(crate) mod tag {
     pub const AWAIT: u8 = 0x88;
     pub const IMAGE: u8 = 0x89;
     pub const RESTORED: u8 = 0x8a;
+    pub const CLOCK: u8 = 0x8b;
 }
 
 /// Longest name (of a host function, an input, a looked-up name) in bytes.
@@ -128,4 +130,21 @@ pub(crate) fn check_payload(payload: &[u8], limits: &WireLimits) -> Result<(), D
         });
     }
     Ok(())
+}
+
+/// Most clock readings one Clock or Replay may carry.
+const MAX_READINGS: usize = 1 << 20;
+
+/// A list of clock readings (ms, as IEEE-754 bits).
+pub(crate) fn write_readings(w: &mut Writer, readings: &[f64]) -> Result<(), EncodeError> {
+    w.list(readings, MAX_READINGS, "clock readings", |w, ms| {
+        w.u64(ms.to_bits());
+        Ok(())
+    })
+}
+
+pub(crate) fn read_readings(r: &mut Reader<'_>) -> Result<Vec<f64>, DecodeError> {
+    r.list(MAX_READINGS, "clock readings", |r| {
+        Ok(f64::from_bits(r.u64()?))
+    })
 }

@@ -1,5 +1,6 @@
 //! Requests, parent to worker: Configure, Feed, Resume, LookupReply,
-//! Resolve, Snapshot, Restore and Close, and how each is written and read.
+//! Resolve, Snapshot, Restore, Replay and Close, and how each is written
+//! and read.
 
 use crate::codec::{Reader, Writer};
 use crate::error::{DecodeError, EncodeError};
@@ -11,7 +12,7 @@ use crate::value::Value;
 use super::configure::{self, ConfigureLimits, EngineConfig};
 use super::{
     MAX_LABEL, MAX_LISTED_CALLS, MAX_NAME, check_payload, finish_frame, read_named_values,
-    start_frame, tag, write_label, write_named_values,
+    read_readings, start_frame, tag, write_label, write_named_values, write_readings,
 };
 
 /// The host's answer to a host function call.
@@ -86,6 +87,9 @@ pub enum Request {
         image: Vec<u8>,
         functions: Vec<String>,
     },
+    /// The next feed's clock readings, in the order it reads the clock (a
+    /// journal's replay); the worker answers Restored (protocol 4).
+    Replay { clock_ms: Vec<f64> },
 }
 
 impl Request {
@@ -99,6 +103,7 @@ impl Request {
             Request::Resolve { .. } => tag::RESOLVE,
             Request::Snapshot => tag::SNAPSHOT,
             Request::Restore { .. } => tag::RESTORE,
+            Request::Replay { .. } => tag::REPLAY,
         }
     }
 
@@ -113,6 +118,7 @@ impl Request {
             Request::Resolve { .. } => "Resolve",
             Request::Snapshot => "Snapshot",
             Request::Restore { .. } => "Restore",
+            Request::Replay { .. } => "Replay",
         }
     }
 }
@@ -212,6 +218,7 @@ pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>,
                 write_label(w, name, MAX_NAME, "function name")
             })?;
         }
+        Request::Replay { clock_ms } => write_readings(&mut w, clock_ms)?,
         Request::Close | Request::Snapshot => {}
     }
     finish_frame(w, limits)
@@ -277,6 +284,9 @@ pub fn decode_request(payload: &[u8], limits: &WireLimits) -> Result<Request, De
         ),
         tag::CLOSE => Request::Close,
         tag::SNAPSHOT => Request::Snapshot,
+        tag::REPLAY => Request::Replay {
+            clock_ms: read_readings(&mut r)?,
+        },
         tag::RESTORE => Request::Restore {
             image: r.bytes()?,
             functions: r.list(MAX_LISTED_CALLS, "host functions", |r| {

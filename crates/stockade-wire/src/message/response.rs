@@ -1,5 +1,5 @@
 //! Responses, worker to parent: Ready, Print, Call, Lookup, Complete,
-//! Error, Fatal, Await, Image and Restored, how each is written and read, and how to tell
+//! Error, Fatal, Await, Image, Restored and Clock, how each is written and read, and how to tell
 //! which one a frame holds from its first bytes alone.
 
 use crate::codec::{Code, Reader};
@@ -11,7 +11,8 @@ use crate::value::Value;
 
 use super::{
     MAX_FATAL, MAX_LABEL, MAX_LISTED_CALLS, MAX_NAME, check_payload, finish_frame,
-    read_named_values, start_frame, tag, write_label, write_named_values,
+    read_named_values, read_readings, start_frame, tag, write_label, write_named_values,
+    write_readings,
 };
 
 /// Output stream of a Print message.
@@ -117,8 +118,12 @@ pub enum Response {
     /// The session serialised, answering Snapshot: bytes only the same
     /// engine at the same version reads back (protocol 4).
     Image { elapsed_us: u64, image: Vec<u8> },
-    /// The session an Image held is in place, answering Restore (protocol 4).
+    /// The session an Image held is in place, answering Restore, or the
+    /// clock readings a Replay gave, answering Replay (protocol 4).
     Restored { elapsed_us: u64 },
+    /// The clock readings the feed has made, in order, sent before its end
+    /// by a worker told to report them (protocol 4).
+    Clock { readings_ms: Vec<f64> },
 }
 
 impl Response {
@@ -155,6 +160,7 @@ impl Response {
             Response::Await { .. } => tag::AWAIT,
             Response::Image { .. } => tag::IMAGE,
             Response::Restored { .. } => tag::RESTORED,
+            Response::Clock { .. } => tag::CLOCK,
         }
     }
 
@@ -171,6 +177,7 @@ impl Response {
             Response::Await { .. } => "Await",
             Response::Image { .. } => "Image",
             Response::Restored { .. } => "Restored",
+            Response::Clock { .. } => "Clock",
         }
     }
 
@@ -226,6 +233,7 @@ pub fn peek_response_head(prefix: &[u8]) -> ResponseHead {
         Ok(tag::AWAIT) => ResponseHead::Other("Await"),
         Ok(tag::IMAGE) => ResponseHead::Other("Image"),
         Ok(tag::RESTORED) => ResponseHead::Other("Restored"),
+        Ok(tag::CLOCK) => ResponseHead::Other("Clock"),
         _ => ResponseHead::Other("an unknown message"),
     }
 }
@@ -288,6 +296,7 @@ pub fn encode_response(response: &Response, limits: &WireLimits) -> Result<Vec<u
         Response::Fatal { message } => write_label(&mut w, message, MAX_FATAL, "fatal message")?,
         Response::Image { image, .. } => w.bytes(image)?,
         Response::Restored { .. } => {}
+        Response::Clock { readings_ms } => write_readings(&mut w, readings_ms)?,
     }
     finish_frame(w, limits)
 }
@@ -360,6 +369,9 @@ pub fn decode_response(payload: &[u8], limits: &WireLimits) -> Result<Response, 
             image: r.bytes()?,
         },
         tag::RESTORED => Response::Restored { elapsed_us },
+        tag::CLOCK => Response::Clock {
+            readings_ms: read_readings(&mut r)?,
+        },
         tag => return Err(DecodeError::UnknownMessage { tag }),
     };
     r.finish()?;

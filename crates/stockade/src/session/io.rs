@@ -22,7 +22,16 @@ impl Session {
         let frame = encode_request(request, &self.wire).map_err(|err| {
             Error::Conversion(format!("{} cannot be sent: {err}", request.name()))
         })?;
-        self.send(&frame)
+        self.send_request(request, &frame)
+    }
+
+    /// Sends `request`, already encoded as `frame`, and journals it.
+    pub(super) fn send_request(&mut self, request: &Request, frame: &[u8]) -> Result<(), Error> {
+        self.send(frame)?;
+        if let Some(journal) = &mut self.journal {
+            journal.sent(request, frame);
+        }
+        Ok(())
     }
 
     pub(super) fn send(&mut self, frame: &[u8]) -> Result<(), Error> {

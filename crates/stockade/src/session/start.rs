@@ -58,6 +58,16 @@ impl Session {
         // The default engine is decided once (it looks for an interpreter).
         options.engine = Some(options.interpreter());
         options.validate().map_err(Error::invalid_option)?;
+        // A dumpable QuickJS session's Math.random is seeded by the host, so
+        // that a replay draws the same numbers; its journal keeps the seed.
+        let journal =
+            (options.dumpable && options.engine == Some(Interpreter::QuickJs)).then(|| {
+                let seed = *options
+                    .javascript
+                    .random_seed
+                    .get_or_insert_with(super::journal::fresh_seed);
+                super::journal::Journal::seeded(seed)
+            });
         let mut launch = Launch::resolve(&options)?;
         launch.template = template && options.engine == Some(Interpreter::CPython);
         let wire = WireLimits::default();
@@ -97,6 +107,7 @@ impl Session {
             cursors: 0,
             step_futures: Default::default(),
             fed: false,
+            journal,
         };
         session.configure()?;
         session.start_supervision()?;

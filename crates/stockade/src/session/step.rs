@@ -62,6 +62,18 @@ pub(crate) struct Suspended {
 #[derive(Debug, Default)]
 pub(super) struct StepFutures(HashSet<u32>);
 
+impl Suspended {
+    /// A feed suspended now at `pause`, as cursor `cursor`.
+    pub(crate) fn at(cursor: u64, pause: Pause, turn: Turn) -> Self {
+        Self {
+            cursor,
+            pause,
+            turn,
+            since: Instant::now(),
+        }
+    }
+}
+
 impl StepFutures {
     /// The deferred calls' ids, in order.
     pub(super) fn ids(&self) -> Vec<u32> {

@@ -204,6 +204,9 @@ impl Session {
                 // Guest time never runs backwards, whatever the worker says.
                 self.elapsed = self.elapsed.max(Duration::from_micros(us));
             }
+            if let Some(journal) = &mut self.journal {
+                journal.received(&response);
+            }
             if turn.aborted
                 && matches!(
                     response,
@@ -258,7 +261,12 @@ impl Session {
                     ..
                 } => return Err(self.guest_failure(kind, exception, traceback)),
                 Response::Fatal { message } => return Err(self.fatal(message)),
-                Response::Ready { .. } | Response::Image { .. } | Response::Restored { .. } => {
+                // Journaled above; nothing more to do with it here.
+                Response::Clock { .. } if self.journal.is_some() => {}
+                Response::Ready { .. }
+                | Response::Image { .. }
+                | Response::Restored { .. }
+                | Response::Clock { .. } => {
                     return Err(self.broken(format!(
                         "the worker sent {} in the middle of a turn",
                         response.name()
@@ -343,7 +351,7 @@ impl Session {
         }
         let resume = Request::Resume { call_id, outcome };
         match encode_request(&resume, &self.wire) {
-            Ok(frame) => self.send(&frame),
+            Ok(frame) => self.send_request(&resume, &frame),
             Err(err) => self.answer(&Request::Resume {
                 call_id,
                 outcome: CallOutcome::Raise(GuestException::new(

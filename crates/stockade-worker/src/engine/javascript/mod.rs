@@ -5,6 +5,7 @@
 
 mod bridge;
 mod bundled;
+mod clock_journal;
 mod heap;
 mod intl;
 mod modules;
@@ -23,6 +24,7 @@ use stockade_wire::{
 
 use self::bridge::{Bridge, host_function};
 use self::bundled::Bundled;
+use self::clock_journal::ClockJournal;
 use self::heap::{HeapMeter, MeteredAllocator};
 use self::modules::HostModules;
 use self::values::{Inspector, Refused, from_wire, inspected, show, to_wire};
@@ -66,6 +68,9 @@ pub struct JavaScriptEngine {
     bridge: Rc<Bridge>,
     installed: HashSet<String>,
     feeds: u64,
+    /// The clock every feed's readings go through, when the host journals
+    /// the session (Configure's report-clock flag).
+    clock_journal: Option<Rc<ClockJournal>>,
 }
 
 impl std::fmt::Debug for JavaScriptEngine {
@@ -157,6 +162,9 @@ impl JavaScriptEngine {
         let context =
             Context::full(&runtime).map_err(|err| format!("cannot create a context: {err}"))?;
         let printer = Rc::clone(&bridge);
+        // A frozen clock needs no journal: it reads the same every time.
+        let clock_journal =
+            (config.report_clock && config.frozen_clock_ms.is_none()).then(ClockJournal::new);
         let timers = context.with(|ctx| -> Result<_, String> {
             if let Some(max) = config.max_buffer_bytes {
                 let collect = Function::new(ctx.clone(), |ctx: Ctx| ctx.run_gc())
@@ -192,6 +200,9 @@ impl JavaScriptEngine {
             if let Some(ms) = config.frozen_clock_ms {
                 run_script::<_, ()>(&ctx, "frozen clock", CLOCK, (ms as f64,))?;
             }
+            if let Some(journal) = &clock_journal {
+                journal.install(&ctx)?;
+            }
             if let Some(seed) = config.random_seed {
                 let (high, low) = ((seed >> 32) as u32, seed as u32);
                 run_script::<_, ()>(&ctx, "seeded random", RANDOM, (high, low))?;
@@ -209,6 +220,7 @@ impl JavaScriptEngine {
             bridge,
             installed: HashSet::new(),
             feeds: 0,
+            clock_journal,
         })
     }
 
@@ -525,7 +537,31 @@ impl Engine for JavaScriptEngine {
         if self.bridge.closed.get() {
             return Err(Closed);
         }
+        if let Some(journal) = &self.clock_journal {
+            let readings_ms = journal.take();
+            if !readings_ms.is_empty() {
+                let mut link = link.borrow_mut();
+                link.flush_prints();
+                if link.out.send(&Response::Clock { readings_ms }).is_err() {
+                    // The host would replay this session wrongly: say so.
+                    return Ok(Response::protocol_violation(
+                        self.elapsed_us(),
+                        "the feed read the clock more often than a Clock message can carry",
+                    ));
+                }
+            }
+        }
         Ok(reply)
+    }
+
+    fn replay_clock(&mut self, readings: Vec<f64>) -> Result<(), String> {
+        match &self.clock_journal {
+            Some(journal) => {
+                journal.replay(readings);
+                Ok(())
+            }
+            None => Err("this session does not journal its clock".into()),
+        }
     }
 
     fn poisoned(&self) -> Option<String> {

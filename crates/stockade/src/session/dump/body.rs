@@ -8,6 +8,7 @@ use stockade_wire::{Value, WireLimits, decode_value, encode_value};
 
 use crate::host::Args;
 use crate::session::Pause;
+use crate::session::journal::{Entry, EntryKind};
 
 /// The body layout this build writes and reads (inside envelope format 1).
 const BODY_VERSION: u8 = 1;
@@ -33,8 +34,11 @@ pub(crate) struct Body {
     pub cursors: u64,
     /// Names the guest may hold as host functions.
     pub listed: Vec<String>,
-    /// The engine's own serialisation of the session.
+    /// The engine's own serialisation of the session (monty), or empty.
     pub image: Vec<u8>,
+    /// The journal a replay follows (QuickJS), and the seed its
+    /// Math.random was started with; `None` for an image.
+    pub journal: Option<(u64, Vec<Entry>)>,
     pub suspension: Option<Suspension>,
 }
 
@@ -134,6 +138,18 @@ impl Body {
             out.str(name)?;
         }
         out.bytes(&self.image)?;
+        match &self.journal {
+            None => out.u8(0),
+            Some((seed, entries)) => {
+                out.u8(1);
+                out.u64(*seed);
+                out.u32(u32::try_from(entries.len()).map_err(|_| "too many entries".to_owned())?);
+                for entry in entries {
+                    out.u8(entry.kind as u8);
+                    out.bytes(&entry.frame)?;
+                }
+            }
+        }
         match &self.suspension {
             None => out.u8(0),
             Some(suspension) => {
@@ -188,6 +204,27 @@ impl Body {
         }
         let listed = (0..count).map(|_| r.str()).collect::<Result<_, _>>()?;
         let image = r.bytes()?.to_vec();
+        let journal = match r.u8()? {
+            0 => None,
+            1 => {
+                let seed = r.u64()?;
+                let count = r.u32()? as usize;
+                if count > r.bytes.len() / 5 {
+                    return Err("more journal entries than the body holds".into());
+                }
+                let mut entries = Vec::with_capacity(count);
+                for _ in 0..count {
+                    let kind = EntryKind::from_byte(r.u8()?)
+                        .ok_or_else(|| "an unknown journal entry".to_owned())?;
+                    entries.push(Entry {
+                        kind,
+                        frame: r.bytes()?.to_vec(),
+                    });
+                }
+                Some((seed, entries))
+            }
+            other => return Err(format!("unknown journal marker {other}")),
+        };
         let suspension = match r.u8()? {
             0 => None,
             1 => {
@@ -250,6 +287,7 @@ impl Body {
             cursors,
             listed,
             image,
+            journal,
             suspension,
         })
     }

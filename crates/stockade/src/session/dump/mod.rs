@@ -10,6 +10,7 @@
 //! The restoring host's options and functions apply, never the dump's.
 
 mod body;
+mod replay;
 
 use std::time::{Duration, Instant};
 
@@ -94,12 +95,30 @@ impl Session {
             });
         }
         let engine = self.options.interpreter();
-        if !images(engine) {
-            return Err(Error::invalid_option(format!(
-                "dumping a {engine} session is not supported yet: only monty sessions can be dumped"
-            )));
-        }
-        let image = self.snapshot()?;
+        let (image, journal) = if images(engine) {
+            (self.snapshot()?, None)
+        } else {
+            match &self.journal {
+                Some(journal) => match journal.broken() {
+                    Some(why) => {
+                        return Err(Error::invalid_option(format!(
+                            "this session cannot be dumped: {why}"
+                        )));
+                    }
+                    None => (Vec::new(), Some((journal.seed, journal.entries.clone()))),
+                },
+                None if engine == Interpreter::QuickJs => {
+                    return Err(Error::invalid_option(
+                        "a quickjs session can be dumped only if it keeps a journal from its start: make it with SessionOptions::dumpable (the Python package: dump_keys=)",
+                    ));
+                }
+                None => {
+                    return Err(Error::invalid_option(format!(
+                        "dumping a {engine} session is not supported yet: monty and quickjs sessions can be dumped"
+                    )));
+                }
+            }
+        };
         let suspension = self.suspended.as_ref().map(|suspended| Suspension {
             cursor: suspended.cursor,
             calls: suspended.turn.calls(),
@@ -113,6 +132,7 @@ impl Session {
             cursors: self.cursors,
             listed,
             image,
+            journal,
             suspension,
         };
         let plaintext = body.write().map_err(Error::Conversion)?;
@@ -175,7 +195,13 @@ impl Session {
         bytes: &[u8],
     ) -> Result<Session, Error> {
         // Checked before a worker starts; `restore_into` checks again.
-        opened(seal_with, bytes, options.interpreter())?;
+        let (_, body) = opened(seal_with, bytes, options.interpreter())?;
+        let mut options = options;
+        if let Some((seed, _)) = &body.journal {
+            // The replay must draw the numbers the journaled session drew.
+            options.dumpable = true;
+            options.javascript.random_seed = Some(*seed);
+        }
         let mut session = Session::new(options)?;
         session.restore_into(seal_with, bytes)?;
         Ok(session)
@@ -199,6 +225,19 @@ impl Session {
                 found: engine_version,
                 expected: self.info.engine.clone(),
             });
+        }
+        if let Some((seed, entries)) = body.journal {
+            if self.journal.as_ref().map(|j| j.seed) != Some(seed) {
+                return Err(Error::DumpRejected(
+                    "a journaled dump restores only into a worker seeded as its session was: restore it with Session::restore".into(),
+                ));
+            }
+            self.cursors = body.cursors;
+            self.listed.extend(body.listed);
+            self.replay(&entries, body.suspension)?;
+            let recorded = Duration::from_micros(body.elapsed_us);
+            self.elapsed = self.elapsed.max(recorded);
+            return Ok(());
         }
         self.fed = true;
         self.elapsed = Duration::from_micros(body.elapsed_us);

@@ -1,0 +1,196 @@
+//! Replaying a journal (a QuickJS session's dump) in a fresh worker: each
+//! feed goes out again with the clock readings it made, each suspension
+//! is answered with what the host answered the first time (no host
+//! function runs), and everything the worker says must match the journal
+//! entry by entry. A mismatch is `ReplayDiverged`, naming the first
+//! differing step, and the restored session is lost. Prints are not shown.
+
+use std::time::Instant;
+
+use stockade_wire::{FRAME_HEADER_LEN, Request, Response, WireLimits, decode_response};
+
+use super::body::Suspension;
+use crate::error::Error;
+use crate::session::journal::{Entry, EntryKind};
+use crate::session::step::{StepFutures, Suspended};
+use crate::session::turn::{Stop, Turn};
+use crate::session::{Pause, Reply, Session, TurnDeadline};
+
+/// Where a replay stands: the journal, and the next entry to match.
+struct Cursor<'a> {
+    entries: &'a [Entry],
+    at: usize,
+    feed: usize,
+}
+
+impl Session {
+    /// Replays `entries` into this fresh session; with `suspension`, the
+    /// journal ends at that pause, which becomes the live cursor.
+    pub(super) fn replay(
+        &mut self,
+        entries: &[Entry],
+        suspension: Option<Suspension>,
+    ) -> Result<(), Error> {
+        let print = self.print.take();
+        let replayed = self.replay_feeds(entries, suspension);
+        self.print = print;
+        replayed.map_err(|err| match err {
+            Error::ReplayDiverged(_) => {
+                self.suspended = None;
+                self.record_lost(err)
+            }
+            other => other,
+        })
+    }
+
+    fn replay_feeds(
+        &mut self,
+        entries: &[Entry],
+        mut suspension: Option<Suspension>,
+    ) -> Result<(), Error> {
+        let mut cursor = Cursor {
+            entries,
+            at: 0,
+            feed: 0,
+        };
+        while let Some(feed) = entries.get(cursor.at) {
+            if feed.kind != EntryKind::Feed {
+                return Err(Error::DumpRejected(
+                    "its journal does not start a feed where one should start".into(),
+                ));
+            }
+            cursor.feed += 1;
+            cursor.at += 1;
+            if let Some(clock_ms) = clock_of(&entries[cursor.at..]) {
+                self.replay_clock(clock_ms)?;
+            }
+            self.fed = true;
+            self.send(&feed.frame)?;
+            if let Some(journal) = &mut self.journal {
+                journal.replayed(feed);
+            }
+            let mut turn = Turn::new(self.elapsed, self.options.max_result_bytes);
+            loop {
+                let before = self.journal_len();
+                let stop = self.next_stop(&mut turn);
+                self.match_recorded(before, &mut cursor)?;
+                let pause = match stop {
+                    Ok(Stop::Complete(_)) | Err(Error::Guest(_) | Error::Syntax(_)) => break,
+                    Err(other) => return Err(other),
+                    Ok(Stop::Call {
+                        call_id,
+                        name,
+                        args,
+                    }) => Pause::Call {
+                        call_id,
+                        name,
+                        args,
+                    },
+                    Ok(Stop::Lookup { name }) => Pause::Lookup { name },
+                    Ok(Stop::Await { call_ids }) => Pause::Await { call_ids },
+                };
+                if !matches!(pause, Pause::Await { .. }) {
+                    let _ = self.count_host_call(&mut turn);
+                }
+                match entries.get(cursor.at) {
+                    Some(answer) if answer.kind == EntryKind::Answer => {
+                        self.send(&answer.frame)?;
+                        if let Some(journal) = &mut self.journal {
+                            journal.replayed(answer);
+                        }
+                        cursor.at += 1;
+                    }
+                    None => {
+                        let Some(dumped) = suspension.take() else {
+                            return Err(diverged(&cursor, "its end", &pause.describe()));
+                        };
+                        if dumped.pause != pause {
+                            return Err(diverged(
+                                &cursor,
+                                &dumped.pause.describe(),
+                                &pause.describe(),
+                            ));
+                        }
+                        turn.set_calls(dumped.calls);
+                        self.step_futures = StepFutures::from_ids(&dumped.deferred);
+                        self.cursors = self.cursors.max(dumped.cursor);
+                        self.suspended = Some(Suspended::at(dumped.cursor, pause, turn));
+                        return Ok(());
+                    }
+                    Some(other) => {
+                        return Err(diverged(&cursor, &other.describe(), &pause.describe()));
+                    }
+                }
+            }
+        }
+        match suspension {
+            None => Ok(()),
+            Some(dumped) => Err(diverged(&cursor, &dumped.pause.describe(), "its end")),
+        }
+    }
+
+    fn journal_len(&self) -> usize {
+        self.journal.as_ref().map_or(0, |j| j.entries.len())
+    }
+
+    /// Checks what the worker's reply added to the new journal against the
+    /// old one, entry by entry.
+    fn match_recorded(&self, before: usize, cursor: &mut Cursor<'_>) -> Result<(), Error> {
+        let Some(journal) = &self.journal else {
+            return Ok(());
+        };
+        for recorded in journal.entries.iter().skip(before) {
+            match cursor.entries.get(cursor.at) {
+                Some(expected) if expected == recorded => cursor.at += 1,
+                Some(expected) => {
+                    let (mut was, mut now) = (expected.describe(), recorded.describe());
+                    if was == now {
+                        was.push_str(" with its journaled arguments");
+                        now.push_str(" with others");
+                    }
+                    return Err(diverged(cursor, &was, &now));
+                }
+                None => return Err(diverged(cursor, "its end", &recorded.describe())),
+            }
+        }
+        Ok(())
+    }
+
+    /// Gives the worker the next feed's clock readings.
+    fn replay_clock(&mut self, clock_ms: Vec<f64>) -> Result<(), Error> {
+        self.answer(&Request::Replay { clock_ms })?;
+        let deadline = TurnDeadline {
+            at: Instant::now() + self.options.request_timeout,
+            backstop: false,
+        };
+        match self.recv_within(deadline, self.options.max_result_bytes)? {
+            Reply::Message(Response::Restored { .. }) => Ok(()),
+            Reply::Message(Response::Error { exception, .. }) => Err(Error::DumpRejected(format!(
+                "the worker cannot replay its clock: {}",
+                exception.message
+            ))),
+            _ => Err(self.broken("the worker answered Replay out of turn".into())),
+        }
+    }
+}
+
+/// The clock readings journaled for the feed whose entries start `rest`.
+fn clock_of(rest: &[Entry]) -> Option<Vec<f64>> {
+    rest.iter()
+        .take_while(|entry| entry.kind != EntryKind::Feed)
+        .find(|entry| entry.kind == EntryKind::Clock)
+        .and_then(|entry| entry.frame.get(FRAME_HEADER_LEN..))
+        .and_then(
+            |payload| match decode_response(payload, &WireLimits::default()) {
+                Ok(Response::Clock { readings_ms }) => Some(readings_ms),
+                _ => None,
+            },
+        )
+}
+
+fn diverged(cursor: &Cursor<'_>, journaled: &str, replayed: &str) -> Error {
+    Error::ReplayDiverged(format!(
+        "feed {}, entry {} of the journal: it holds {journaled}, but the replay gave {replayed}",
+        cursor.feed, cursor.at
+    ))
+}
