@@ -252,6 +252,34 @@ fn dump_costs(samples: usize) -> [(&'static str, Vec<Duration>, usize); 3] {
     ]
 }
 
+/// Replaying journals: `Session::restore` of a dumpable QuickJS session
+/// after `feeds` feeds, each reading the clock and calling the host once.
+fn replay_cost(feeds: usize, samples: usize) -> (Vec<Duration>, usize) {
+    let seal = DumpSeal::new(&[[7u8; 32]], "bench").expect("seal");
+    let options = SessionOptions::new(Language::JavaScript)
+        .sandbox(SandboxMode::Require)
+        .dumpable(true);
+    let mut session = Session::new(options.clone()).expect("session");
+    session.register_function("step", |args| {
+        Ok(args.get(0).cloned().unwrap_or(Value::None))
+    });
+    for i in 0..feeds {
+        session
+            .run(&format!("globalThis.s{i} = [Date.now(), step({i})]"))
+            .expect("run");
+    }
+    let bytes = session.dump(&seal).expect("dump");
+    let mut times = Vec::with_capacity(samples);
+    for _ in 0..samples {
+        std::thread::sleep(Duration::from_millis(20));
+        let start = Instant::now();
+        let restored = Session::restore(options.clone(), &seal, &bytes).expect("restore");
+        times.push(start.elapsed());
+        restored.close();
+    }
+    (times, bytes.len())
+}
+
 /// The idle worker's resident memory after its first feed, in MiB.
 fn idle_rss(engine: Interpreter) -> f64 {
     let mut session = Session::new(options(engine, SandboxMode::Require)).expect("session");
@@ -385,5 +413,15 @@ fn main() {
     for (label, samples, size) in dump_costs(10 * scale) {
         let (median, p95, n) = summary(samples);
         println!("| {label} | {median:.1} / {p95:.1} ({n}) | {size} |");
+    }
+    println!();
+    println!("Replaying journals (QuickJS, `require`): `Session::restore` after N feeds.");
+    println!();
+    println!("| feeds journaled | median / p95 µs (samples) | dump bytes |");
+    println!("|---|---|---|");
+    for feeds in [0, 10, 100] {
+        let (samples, size) = replay_cost(feeds, 5 * scale);
+        let (median, p95, n) = summary(samples);
+        println!("| {feeds} | {median:.1} / {p95:.1} ({n}) | {size} |");
     }
 }

@@ -129,6 +129,7 @@ pub fn to_pyerr(py: Python<'_>, err: Error, interrupted: Option<PyErr>) -> PyErr
         Error::Forked { .. } => "forked",
         Error::Cursor(_) => "cursor",
         Error::DumpRejected(_) => "dump_rejected",
+        Error::ReplayDiverged(_) => "replay_diverged",
         Error::DumpVersionMismatch { found, expected } => {
             set("found", pyo3::types::PyString::new(py, found).into_any());
             set(

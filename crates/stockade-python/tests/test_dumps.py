@@ -142,3 +142,32 @@ def test_the_sessions_md_dump_example_runs(capsys):
     snippet = doc.split("## Dumps", 1)[1].split("```python", 1)[1].split("```", 1)[0]
     exec(compile(snippet, "docs/sessions.md", "exec"), {"stockade": stockade, "os": os})
     assert capsys.readouterr().out == "['draft', 'final']\n"
+
+
+def test_a_javascript_sandbox_replays_its_clock_random_and_host_answers_in_another_process():
+    calls = []
+    with stockade.Sandbox("javascript", **SEALED) as sandbox:
+        sandbox.bind_function("lookup", lambda key: calls.append(key) or f"value of {key}")
+        sandbox.run("globalThis.t = Date.now(); globalThis.r = Math.random(); globalThis.v = lookup('k')")
+        state = sandbox.run("[t, r, v]")
+        data = sandbox.dump()
+    assert calls == ["k"]
+    script = (
+        "import sys, stockade\n"
+        "data = sys.stdin.buffer.read()\n"
+        f"with stockade.Sandbox.restore(data, 'javascript', dump_keys=[{KEY!r}], dump_context='conversation-7') as s:\n"
+        "    print(repr(s.run('[t, r, v]')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], input=data, capture_output=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode().strip() == repr(state)
+
+
+def test_a_javascript_replay_that_diverges_is_refused():
+    with stockade.Sandbox("javascript", web_polyfills=True, **SEALED) as sandbox:
+        sandbox.bind_function("f", lambda n: n)
+        sandbox.run("globalThis.x = f(typeof setTimeout === 'function' ? 1 : 2)")
+        data = sandbox.dump()
+    with pytest.raises(stockade.ReplayDiverged, match="feed 1"):
+        stockade.Sandbox.restore(data, "javascript", **SEALED)

@@ -11,8 +11,8 @@ result back as Python values.
 
 from ._errors import (ConfigurationError, ConversionError, CursorError, DumpRejected,
                       DumpVersionMismatch, GuestError, GuestSyntaxError, MemoryLimitError,
-                      ProtocolError, ResultTooLarge, StockadeError, TimeLimitError,
-                      WorkerCrashed)
+                      ProtocolError, ReplayDiverged, ResultTooLarge, StockadeError,
+                      TimeLimitError, WorkerCrashed)
 from ._native import __version__
 from ._pool import CHECKOUT_OPTIONS, AsyncPool, Pool
 from ._progress import Complete, FunctionCall, NameLookup, PendingFutures
@@ -23,7 +23,7 @@ __all__ = [
     "AsyncPool", "AsyncSandbox", "CHECKOUT_OPTIONS", "Complete", "ConfigurationError",
     "ConversionError", "CursorError", "Cycle", "DumpRejected", "DumpVersionMismatch",
     "ExecutionResult", "FunctionCall", "GuestError", "GuestSyntaxError", "Limits",
-    "MemoryLimitError", "NameLookup", "PendingFutures", "Pool", "ProtocolError", "Repr",
-    "ResultTooLarge", "Sandbox", "StockadeError", "TimeLimitError", "WorkerCrashed",
+    "MemoryLimitError", "NameLookup", "PendingFutures", "Pool", "ProtocolError",
+    "ReplayDiverged", "Repr", "ResultTooLarge", "Sandbox", "StockadeError", "TimeLimitError", "WorkerCrashed",
     "__version__", "run",
 ]

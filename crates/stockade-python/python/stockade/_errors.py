@@ -96,6 +96,12 @@ class DumpVersionMismatch(StockadeError):
         self.expected = expected
 
 
+class ReplayDiverged(StockadeError):
+    """Replaying a journaled dump, the guest did something other than what the
+    journal holds; the message names the first differing step. The restored
+    sandbox is lost."""
+
+
 class ResultTooLarge(StockadeError):
     """A value from the guest (a result, or a host function's arguments)
     would take more host memory than `max_result_bytes` (`.limit`); it was
@@ -152,6 +158,7 @@ def _from_native(kind: str, message: str, fields: dict) -> StockadeError:
         "protocol": ProtocolError,
         "cursor": CursorError,
         "dump_rejected": DumpRejected,
+        "replay_diverged": ReplayDiverged,
     }.get(kind, StockadeError)
     if kind == "dump_version":
         return DumpVersionMismatch(_sentence(message) + " Restore it with the build that made it.", **f)

@@ -170,7 +170,11 @@ class _Base:
                  dump_keys: Optional[Sequence[bytes]] = None,
                  dump_context: Union[str, bytes, None] = None, **options: Any) -> None:
         self._seal = _seal(dump_keys, dump_context)
-        self._adopt(language, _options(language, limits, sandbox, worker, options), None)
+        settings = _options(language, limits, sandbox, worker, options)
+        if self._seal is not None:
+            # A session that may be dumped keeps what a dump needs from its start.
+            settings["dumpable"] = True
+        self._adopt(language, settings, None)
 
     def _adopt(self, language: str, options: Dict[str, Any],
                native: Optional[_native.NativeSession]) -> None:
