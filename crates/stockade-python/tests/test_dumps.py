@@ -171,3 +171,21 @@ def test_a_javascript_replay_that_diverges_is_refused():
         data = sandbox.dump()
     with pytest.raises(stockade.ReplayDiverged, match="feed 1"):
         stockade.Sandbox.restore(data, "javascript", **SEALED)
+
+
+def test_a_suspended_dump_resumes_in_another_process():
+    with monty() as sandbox:
+        call = sandbox.start("ok = approve('deploy')\n'done' if ok else 'stopped'",
+                             functions=["approve"])
+        data = call.dump()
+    script = (
+        "import sys, stockade\n"
+        "data = sys.stdin.buffer.read()\n"
+        f"with stockade.Sandbox.restore(data, 'python', engine='monty', dump_keys=[{KEY!r}], dump_context='conversation-7') as s:\n"
+        "    call = s.pending\n"
+        "    print(call.name, call.args, call.resume(True).value)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], input=data, capture_output=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode().strip() == "approve ('deploy',) done"
