@@ -93,7 +93,8 @@ fn prompt(text: &str, interactive: bool) {
 
 pub fn repl(args: ReplArgs) -> i32 {
     let language = args.lang;
-    let options = args.session.options(language);
+    // A session that will be saved keeps what a dump needs from its start.
+    let options = args.session.options(language).dumpable(args.save.is_some());
     let seal = match (&args.load, &args.save) {
         (None, None) => None,
         _ => match args.dump.seal() {

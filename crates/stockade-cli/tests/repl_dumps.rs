@@ -18,14 +18,19 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// `stockade repl ARGS` with `input`, the dump key in the environment
-/// unless `key` is None.
+/// `stockade repl ARGS` with `input` (Python on monty unless `--lang` is
+/// given), the dump key in the environment unless `key` is None.
 fn repl(args: &[&str], input: &str, key: Option<&str>) -> Output {
     let mut command = Command::new(STOCKADE);
     command
         .arg("repl")
-        .args(["--engine", "monty"])
         .args(args)
+        // Python sessions here run on monty, whose sessions dump as images.
+        .args(if args.contains(&"--lang") {
+            &[][..]
+        } else {
+            &["--engine", "monty"][..]
+        })
         .env_remove("STOCKADE_DUMP_KEY")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -77,6 +82,29 @@ fn repl_save_then_load_goes_on_in_another_process() {
         None,
     );
     assert_eq!(text(&loaded.stdout), "41\n", "{}", text(&loaded.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_javascript_repl_saves_and_loads_by_its_journal() {
+    let dir = scratch("javascript");
+    let file = dir.join("session.dump");
+    let js = ["--lang", "javascript", "--save", path(&file)];
+    let saved = repl(
+        &js,
+        "globalThis.t = Date.now()\nglobalThis.r = Math.random()\n",
+        Some(KEY),
+    );
+    assert_eq!(saved.status.code(), Some(0), "{}", text(&saved.stderr));
+    let first = text(&saved.stdout);
+    let loaded = repl(
+        &["--lang", "javascript", "--load", path(&file)],
+        "t\nr\n",
+        Some(KEY),
+    );
+    assert_eq!(loaded.status.code(), Some(0), "{}", text(&loaded.stderr));
+    // The replayed session holds what the first one printed as it set them.
+    assert_eq!(text(&loaded.stdout), first);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
