@@ -136,3 +136,13 @@ def test_the_sessions_md_python_example_runs(capsys):
     snippet = doc.split("```python", 1)[1].split("```", 1)[0]
     exec(compile(snippet, "docs/sessions.md", "exec"), {"stockade": stockade})
     assert capsys.readouterr().out == "3.75\n"
+
+
+def test_an_answered_cursor_cannot_be_dumped():
+    with stockade.Sandbox("python", engine="monty", dump_keys=[bytes(32)],
+                          dump_context="c") as sandbox:
+        call = sandbox.start("f(1) + f(2)", functions=["f"])
+        second = call.resume(1)
+        with pytest.raises(stockade.CursorError, match="already answered"):
+            call.dump()
+        assert isinstance(second.dump(), bytes)

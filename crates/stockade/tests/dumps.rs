@@ -333,3 +333,18 @@ fn a_dump_restores_into_a_fresh_pool_checkout_but_not_into_a_used_session() {
         }
     }
 }
+
+#[test]
+fn a_suspended_call_with_a_nan_argument_restores() {
+    let mut session = Session::new(monty()).unwrap();
+    session.declare_function("approve");
+    let bytes = match session.start("approve(float('nan'))", Vec::new()).unwrap() {
+        Progress::FunctionCall(mut call) => call.dump(&seal()).unwrap(),
+        other => panic!("expected the call, got {other:?}"),
+    };
+    let mut restored = Session::restore(monty(), &seal(), &bytes).unwrap();
+    assert!(matches!(
+        restored.pending(),
+        Some(Progress::FunctionCall(_))
+    ));
+}

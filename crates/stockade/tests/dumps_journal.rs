@@ -150,3 +150,60 @@ fn a_javascript_session_without_a_journal_says_how_to_get_one() {
         other => panic!("expected a refusal, got {other:?}"),
     }
 }
+
+#[test]
+fn clock_readings_before_a_cursor_travel_in_its_dump() {
+    let mut session = Session::new(dumpable_js()).unwrap();
+    session.declare_function("approve");
+    let code = "const t0 = Date.now(); const got = approve(NaN); [t0, got]";
+    let bytes = match session.start(code, Vec::new()).unwrap() {
+        Progress::FunctionCall(mut call) => call.dump(&seal()).unwrap(),
+        other => panic!("expected the call, got {other:?}"),
+    };
+    let Some(Progress::FunctionCall(call)) = session.pending() else {
+        panic!("still waiting");
+    };
+    let Progress::Complete(original) = call.resume(Value::Int(1)).unwrap() else {
+        panic!("expected the feed to complete");
+    };
+    std::thread::sleep(Duration::from_millis(20));
+    let mut restored = Session::restore(dumpable_js(), &seal(), &bytes).unwrap();
+    // The pause's NaN argument matches itself, and t0 is the first session's.
+    let Some(Progress::FunctionCall(call)) = restored.pending() else {
+        panic!("the restored session waits at the call");
+    };
+    let Progress::Complete(replayed) = call.resume(Value::Int(1)).unwrap() else {
+        panic!("expected the feed to complete");
+    };
+    assert_eq!(replayed, original);
+}
+
+#[test]
+fn feeds_that_raised_any_kind_of_error_replay() {
+    let mut session = Session::new(dumpable_js()).unwrap();
+    session.run("globalThis.kept = 7").unwrap();
+    assert!(matches!(
+        session.run("throw new RangeError('no')"),
+        Err(Error::Guest(_))
+    ));
+    let revoked = "const r = Proxy.revocable({}, {}); r.revoke(); r.proxy";
+    assert!(session.run(revoked).is_err());
+    let bytes = session.dump(&seal()).unwrap();
+    let mut restored = Session::restore(dumpable_js(), &seal(), &bytes).unwrap();
+    assert_eq!(restored.run("kept").unwrap(), Value::Int(7));
+}
+
+#[test]
+fn a_value_too_large_to_take_makes_the_session_undumpable() {
+    let mut session = Session::new(dumpable_js().max_result_bytes(4096)).unwrap();
+    assert!(matches!(
+        session.run("'x'.repeat(100000)"),
+        Err(Error::ResultTooLarge { .. })
+    ));
+    match session.dump(&seal()) {
+        Err(Error::Configuration(err)) => {
+            assert!(err.message().contains("too large"), "{}", err.message())
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}

@@ -328,3 +328,31 @@ on_every_engine!(
     max_host_calls_counts_suspensions_in_a_stepped_feed,
     awaited_calls_are_resolved_only_by_their_ids,
 );
+
+#[test]
+fn a_name_answered_as_a_function_is_called_without_a_second_lookup() {
+    let mut session = Session::new(Engine::Monty.options()).unwrap();
+    let Progress::NameLookup(lookup) = session
+        .start("f = price\n[f(1), f(2)]", Vec::new())
+        .unwrap()
+    else {
+        panic!("expected the lookup of price");
+    };
+    let mut progress = lookup.resume_function().unwrap();
+    let mut calls = 0;
+    loop {
+        progress = match progress {
+            Progress::FunctionCall(call) => {
+                calls += 1;
+                let n = int(call.args().get(0));
+                call.resume(Value::Int(n * 10)).unwrap()
+            }
+            Progress::Complete(value) => {
+                assert_eq!(value, Value::List(vec![Value::Int(10), Value::Int(20)]));
+                break;
+            }
+            other => panic!("expected only calls after the lookup, got {other:?}"),
+        };
+    }
+    assert_eq!(calls, 2);
+}

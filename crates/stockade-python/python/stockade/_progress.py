@@ -32,7 +32,12 @@ class _Cursor:
     def dump(self) -> Any:
         """The sandbox suspended here, as sealed bytes (see Sandbox.dump); a
         restored sandbox holds this cursor again (`pending`). The cursor
-        stays live."""
+        stays live; a cursor already answered cannot be dumped."""
+        pending = self._owner.pending
+        if pending is None or getattr(pending, "cursor", None) != self.cursor:
+            from ._errors import CursorError
+            raise CursorError(f"cursor {self.cursor} was already answered; dump the sandbox "
+                              "(sandbox.dump()) or its live cursor (sandbox.pending)")
         return self._owner.dump()
 
 

@@ -95,6 +95,9 @@ pub(crate) struct Journal {
     pub seed: u64,
     pub entries: Vec<Entry>,
     bytes: u64,
+    /// The most bytes the journal may hold (the session's
+    /// `max_result_bytes`, at most the frame limit).
+    limit: u64,
     /// Why the session can no longer be replayed, once it cannot.
     broken: Option<String>,
 }
@@ -110,11 +113,10 @@ impl Journal {
             return;
         }
         self.bytes = self.bytes.saturating_add(frame.len() as u64 + 8);
-        let limit = WireLimits::default().max_frame as u64;
-        if self.bytes > limit {
-            self.entries.clear();
-            self.broken = Some(format!(
-                "its journal passed {limit} bytes, more than a dump may hold"
+        if self.bytes > self.limit {
+            self.break_with(&format!(
+                "its journal passed {} bytes (max_result_bytes, at most the frame limit)",
+                self.limit
             ));
             return;
         }
@@ -166,10 +168,8 @@ impl Journal {
             Response::Complete { .. } => return self.push(EntryKind::Completed, Vec::new()),
             Response::Error { kind, .. } => {
                 if matches!(kind, ErrorKind::Timeout | ErrorKind::Memory) {
-                    self.entries.clear();
-                    self.broken = Some(
-                        "a feed ended at a time or memory limit, which a replay cannot reproduce"
-                            .into(),
+                    self.break_with(
+                        "a feed ended at a time or memory limit, which a replay cannot reproduce",
                     );
                 }
                 return self.push(EntryKind::Raised, Vec::new());
@@ -182,20 +182,27 @@ impl Journal {
     fn encoded(&mut self, kind: EntryKind, response: &Response) {
         match encode_response(response, &WireLimits::default()) {
             Ok(frame) => self.push(kind, frame),
-            Err(err) => {
-                self.entries.clear();
-                self.broken = Some(format!("a message could not be journaled: {err}"));
-            }
+            Err(err) => self.break_with(&format!("a message could not be journaled: {err}")),
         }
     }
 
-    /// An empty journal of a worker seeded with `seed`.
-    pub(crate) fn seeded(seed: u64) -> Self {
+    /// An empty journal of a worker seeded with `seed`, holding at most
+    /// `limit` bytes.
+    pub(crate) fn seeded(seed: u64, limit: u64) -> Self {
         Self {
             seed,
             entries: Vec::new(),
             bytes: 0,
+            limit: limit.min(WireLimits::default().max_frame as u64),
             broken: None,
+        }
+    }
+
+    /// Ends the journal: the session can no longer be dumped, for `why`.
+    pub(crate) fn break_with(&mut self, why: &str) {
+        if self.broken.is_none() {
+            self.entries = Vec::new();
+            self.broken = Some(why.to_owned());
         }
     }
 

@@ -66,7 +66,7 @@ impl Session {
                     .javascript
                     .random_seed
                     .get_or_insert_with(super::journal::fresh_seed);
-                super::journal::Journal::seeded(seed)
+                super::journal::Journal::seeded(seed, options.max_result_bytes)
             });
         let mut launch = Launch::resolve(&options)?;
         launch.template = template && options.engine == Some(Interpreter::CPython);

@@ -11,7 +11,9 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
-use stockade_wire::{CallOutcome, GuestException, LookupOutcome, Request, Value, encode_request};
+use stockade_wire::{
+    CallOutcome, GuestException, LookupOutcome, Request, Value, encode_request, encode_value,
+};
 
 use crate::error::Error;
 use crate::host::{Args, HostError};
@@ -37,6 +39,48 @@ pub(crate) enum Pause {
 }
 
 impl Pause {
+    /// Whether two pauses are the same, values compared by their encoding
+    /// (so an argument that is NaN equals itself).
+    pub(crate) fn same_as(&self, other: &Pause) -> bool {
+        self.key() == other.key()
+    }
+
+    fn key(&self) -> Option<Vec<u8>> {
+        let (tag, value) = match self {
+            Pause::Call {
+                call_id,
+                name,
+                args,
+            } => (
+                1u8,
+                Value::Tuple(vec![
+                    Value::Int(i64::from(*call_id)),
+                    Value::Str(name.clone()),
+                    Value::List(args.positional.clone()),
+                    Value::List(
+                        args.keyword
+                            .iter()
+                            .map(|(k, v)| Value::Tuple(vec![Value::Str(k.clone()), v.clone()]))
+                            .collect(),
+                    ),
+                ]),
+            ),
+            Pause::Lookup { name } => (2, Value::Str(name.clone())),
+            Pause::Await { call_ids } => (
+                3,
+                Value::List(
+                    call_ids
+                        .iter()
+                        .map(|id| Value::Int(i64::from(*id)))
+                        .collect(),
+                ),
+            ),
+        };
+        let mut key = vec![tag];
+        key.extend(encode_value(&value, &stockade_wire::WireLimits::default()).ok()?);
+        Some(key)
+    }
+
     /// The pause in words, for errors: "a call to `fetch`".
     pub(crate) fn describe(&self) -> String {
         match self {
@@ -106,6 +150,9 @@ impl Session {
     /// The cursor of a suspended feed, again (after its handle was dropped
     /// unanswered); `None` when no feed is suspended.
     pub fn pending(&mut self) -> Option<Progress<'_>> {
+        if self.lost.is_some() {
+            return None;
+        }
         let cursor = self.suspended.as_ref()?.cursor;
         Some(Progress::suspended(self, cursor))
     }
@@ -139,10 +186,15 @@ impl Session {
         cursor: u64,
         reply: CursorAnswer,
     ) -> Result<Progress<'_>, Error> {
+        if let Some(err) = &self.lost {
+            return Err(err.clone());
+        }
         let Some(suspended) = self.suspended.as_ref().filter(|s| s.cursor == cursor) else {
-            return Err(Error::Cursor(format!(
-                "cursor {cursor} was already answered; a cursor resumes at most once"
-            )));
+            return Err(Error::Cursor(if cursor <= self.cursors {
+                format!("cursor {cursor} was already answered; a cursor resumes at most once")
+            } else {
+                format!("cursor {cursor} was never given out by this session")
+            }));
         };
         let request = self.request_for(suspended, reply)?;
         let Some(mut suspended) = self.suspended.take() else {

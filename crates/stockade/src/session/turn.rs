@@ -196,6 +196,11 @@ impl Session {
             let response = match self.recv_within(deadline, turn.result_limit())? {
                 Reply::Message(response) => response,
                 Reply::TooLarge { head, encoded } => {
+                    if let Some(journal) = &mut self.journal {
+                        journal.break_with(
+                            "a value from the worker was too large to take, which a replay under other limits would not reproduce",
+                        );
+                    }
                     self.answer_too_large(turn, head, encoded)?;
                     continue;
                 }

@@ -11,6 +11,7 @@ use rquickjs::function::Rest;
 use rquickjs::{Ctx, Function, Persistent, Value as JsValue};
 use stockade_wire::{CallOutcome, ErrorKind, GuestException, Value};
 
+use super::clock_journal::ClockJournal;
 use super::heap::HeapMeter;
 use super::values::{Refused, from_wire, to_wire};
 use stockade_worker_core::engine::SharedLink;
@@ -61,6 +62,9 @@ pub struct Bridge {
     next_call: Cell<u32>,
     /// Async host calls the host answered Pending, by call id.
     pending: RefCell<BTreeMap<u32, Settle>>,
+    /// The journaled clock, whose readings so far go to the host before
+    /// each suspension (when the host journals the session).
+    pub clock_journal: RefCell<Option<Rc<ClockJournal>>>,
 }
 
 impl Bridge {
@@ -74,6 +78,15 @@ impl Bridge {
             closed: Cell::new(false),
             next_call: Cell::new(0),
             pending: RefCell::new(BTreeMap::new()),
+            clock_journal: RefCell::new(None),
+        }
+    }
+
+    /// Reports the clock readings made so far, before a suspension; a
+    /// report that cannot be sent leaves them for the feed's end.
+    fn report_clock(&self, link: &SharedLink) {
+        if let Some(journal) = self.clock_journal.borrow().as_ref() {
+            journal.report(link, false);
         }
     }
 
@@ -134,6 +147,7 @@ impl Bridge {
         let ids: Vec<u32> = self.pending.borrow().keys().copied().collect();
         let elapsed_us = self.elapsed_us();
         self.clock.stop();
+        self.report_clock(&link);
         let answers = link.borrow_mut().await_calls(elapsed_us, ids);
         self.clock.start();
         let answers = match answers {
@@ -240,6 +254,7 @@ fn call_host<'js>(
     bridge.next_call.set(call_id.wrapping_add(1));
     let elapsed_us = bridge.elapsed_us();
     bridge.clock.stop();
+    bridge.report_clock(&link);
     let answer = link
         .borrow_mut()
         .call(elapsed_us, call_id, name.to_owned(), args, Vec::new());

@@ -56,7 +56,31 @@ impl ClockJournal {
     /// (replayed readings it did not use are dropped).
     pub fn take(&self) -> Vec<f64> {
         self.replay.borrow_mut().clear();
+        self.take_so_far()
+    }
+
+    /// The readings made since the last report, mid-feed: sent before each
+    /// suspension, so a dump taken there holds them.
+    pub fn take_so_far(&self) -> Vec<f64> {
         std::mem::take(&mut *self.made.borrow_mut())
+    }
+
+    /// Sends the readings made since the last report, if any, as a Clock
+    /// message; false when it cannot be sent.
+    pub fn report(&self, link: &stockade_worker_core::engine::SharedLink, at_end: bool) -> bool {
+        let readings_ms = if at_end {
+            self.take()
+        } else {
+            self.take_so_far()
+        };
+        if readings_ms.is_empty() {
+            return true;
+        }
+        let mut link = link.borrow_mut();
+        link.flush_prints();
+        link.out
+            .send(&stockade_wire::Response::Clock { readings_ms })
+            .is_ok()
     }
 
     /// Puts the journaled clock in place of the guest's Date and performance.

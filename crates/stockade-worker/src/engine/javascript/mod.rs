@@ -222,6 +222,9 @@ impl JavaScriptEngine {
             feeds: 0,
             clock_journal,
         })
+        .inspect(|engine| {
+            *engine.bridge.clock_journal.borrow_mut() = engine.clock_journal.clone();
+        })
     }
 
     /// Makes each named host function a global that calls the host.
@@ -537,19 +540,14 @@ impl Engine for JavaScriptEngine {
         if self.bridge.closed.get() {
             return Err(Closed);
         }
-        if let Some(journal) = &self.clock_journal {
-            let readings_ms = journal.take();
-            if !readings_ms.is_empty() {
-                let mut link = link.borrow_mut();
-                link.flush_prints();
-                if link.out.send(&Response::Clock { readings_ms }).is_err() {
-                    // The host would replay this session wrongly: say so.
-                    return Ok(Response::protocol_violation(
-                        self.elapsed_us(),
-                        "the feed read the clock more often than a Clock message can carry",
-                    ));
-                }
-            }
+        if let Some(journal) = &self.clock_journal
+            && !journal.report(link, true)
+        {
+            // The host would replay this session wrongly: say so.
+            return Ok(Response::protocol_violation(
+                self.elapsed_us(),
+                "the feed read the clock more often than a Clock message can carry",
+            ));
         }
         Ok(reply)
     }

@@ -141,6 +141,10 @@ impl PythonEngine {
                 return Ok(lost(self.elapsed));
             };
             lookup = back;
+            if matches!(answer, Ok(LookupOutcome::Function)) {
+                // Calls of it need no second Lookup.
+                self.host_functions.insert(name.clone());
+            }
             answer
         };
         let outcome = match answer {

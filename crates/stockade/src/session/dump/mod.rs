@@ -166,7 +166,13 @@ impl Session {
             at: Instant::now() + self.options.request_timeout,
             backstop: false,
         };
-        match self.recv_within(deadline, self.options.max_result_bytes)? {
+        let reply = self.recv_within(deadline, self.options.max_result_bytes);
+        if reply.is_err() || matches!(reply, Ok(Reply::Message(Response::Error { .. }))) {
+            // A suspended worker that cannot image itself ends its feed; a
+            // lost one has no feed: either way no cursor is live any more.
+            self.suspended = None;
+        }
+        match reply? {
             Reply::Message(Response::Image { image, .. }) => Ok(image),
             Reply::Message(Response::Error { exception, .. }) => {
                 Err(Error::Protocol(exception.message))
@@ -175,8 +181,8 @@ impl Session {
                 "the worker answered Snapshot with {}",
                 other.name()
             ))),
-            Reply::TooLarge { encoded, .. } => Err(Error::ResultTooLarge {
-                limit: encoded.min(self.options.max_result_bytes),
+            Reply::TooLarge { .. } => Err(Error::ResultTooLarge {
+                limit: self.options.max_result_bytes,
             }),
         }
     }
@@ -198,9 +204,11 @@ impl Session {
         let (_, body) = opened(seal_with, bytes, options.interpreter())?;
         let mut options = options;
         if let Some((seed, _)) = &body.journal {
-            // The replay must draw the numbers the journaled session drew.
+            // The replay must draw the numbers the journaled session drew;
+            // a spare with this one seed would serve no other session.
             options.dumpable = true;
             options.javascript.random_seed = Some(*seed);
+            options.spare = false;
         }
         let mut session = Session::new(options)?;
         session.restore_into(seal_with, bytes)?;
@@ -289,11 +297,13 @@ impl Session {
         let cursors = self.cursors.max(suspension.cursor);
         self.cursors = suspension.cursor.saturating_sub(1);
         let progress = self.advance(turn)?;
-        let announced = matches!(progress, Progress::Complete(_));
+        let completed = matches!(progress, Progress::Complete(_));
         drop(progress);
         self.cursors = cursors;
         match &self.suspended {
-            Some(Suspended { pause, .. }) if !announced && *pause == suspension.pause => Ok(()),
+            Some(Suspended { pause, .. }) if !completed && pause.same_as(&suspension.pause) => {
+                Ok(())
+            }
             other => {
                 let found = other
                     .as_ref()

@@ -34,12 +34,14 @@ impl Session {
         let print = self.print.take();
         let replayed = self.replay_feeds(entries, suspension);
         self.print = print;
-        replayed.map_err(|err| match err {
-            Error::ReplayDiverged(_) => {
-                self.suspended = None;
+        // A replay cut short leaves a session in no state anyone asked for.
+        replayed.map_err(|err| {
+            self.suspended = None;
+            if self.lost.is_some() {
+                err
+            } else {
                 self.record_lost(err)
             }
-            other => other,
         })
     }
 
@@ -75,7 +77,9 @@ impl Session {
                 let stop = self.next_stop(&mut turn);
                 self.match_recorded(before, &mut cursor)?;
                 let pause = match stop {
-                    Ok(Stop::Complete(_)) | Err(Error::Guest(_) | Error::Syntax(_)) => break,
+                    Ok(Stop::Complete(_)) => break,
+                    // The feed raised as the journal says it did (any kind).
+                    Err(_) if self.last_journaled() == Some(EntryKind::Raised) => break,
                     Err(other) => return Err(other),
                     Ok(Stop::Call {
                         call_id,
@@ -90,7 +94,8 @@ impl Session {
                     Ok(Stop::Await { call_ids }) => Pause::Await { call_ids },
                 };
                 if !matches!(pause, Pause::Await { .. }) {
-                    let _ = self.count_host_call(&mut turn);
+                    // Counted, never refused: the journal answered it once.
+                    turn.set_calls(turn.calls().saturating_add(1));
                 }
                 match entries.get(cursor.at) {
                     Some(answer) if answer.kind == EntryKind::Answer => {
@@ -104,7 +109,7 @@ impl Session {
                         let Some(dumped) = suspension.take() else {
                             return Err(diverged(&cursor, "its end", &pause.describe()));
                         };
-                        if dumped.pause != pause {
+                        if !dumped.pause.same_as(&pause) {
                             return Err(diverged(
                                 &cursor,
                                 &dumped.pause.describe(),
@@ -131,6 +136,13 @@ impl Session {
 
     fn journal_len(&self) -> usize {
         self.journal.as_ref().map_or(0, |j| j.entries.len())
+    }
+
+    fn last_journaled(&self) -> Option<EntryKind> {
+        self.journal
+            .as_ref()
+            .and_then(|j| j.entries.last())
+            .map(|entry| entry.kind)
     }
 
     /// Checks what the worker's reply added to the new journal against the
@@ -174,18 +186,24 @@ impl Session {
     }
 }
 
-/// The clock readings journaled for the feed whose entries start `rest`.
+/// The clock readings journaled for the feed whose entries start `rest`:
+/// every Clock report it made (one before each suspension, one at its end).
 fn clock_of(rest: &[Entry]) -> Option<Vec<f64>> {
-    rest.iter()
+    let mut readings = Vec::new();
+    for entry in rest
+        .iter()
         .take_while(|entry| entry.kind != EntryKind::Feed)
-        .find(|entry| entry.kind == EntryKind::Clock)
-        .and_then(|entry| entry.frame.get(FRAME_HEADER_LEN..))
-        .and_then(
-            |payload| match decode_response(payload, &WireLimits::default()) {
-                Ok(Response::Clock { readings_ms }) => Some(readings_ms),
-                _ => None,
-            },
-        )
+    {
+        if entry.kind != EntryKind::Clock {
+            continue;
+        }
+        let payload = entry.frame.get(FRAME_HEADER_LEN..)?;
+        match decode_response(payload, &WireLimits::default()) {
+            Ok(Response::Clock { readings_ms }) => readings.extend(readings_ms),
+            _ => return None,
+        }
+    }
+    (!readings.is_empty()).then_some(readings)
 }
 
 fn diverged(cursor: &Cursor<'_>, journaled: &str, replayed: &str) -> Error {
