@@ -11,7 +11,7 @@ use stockade_wire::{PrintStream, Value};
 use crate::error::{ConfigurationKind, Error};
 use crate::host::{Args, HostResult};
 use crate::options::SessionOptions;
-use crate::session::{RunLimits, Session};
+use crate::session::{DumpSeal, RunLimits, Session};
 
 /// A [`Session`] for async hosts. Cloning shares the session.
 #[derive(Debug, Clone)]
@@ -103,5 +103,28 @@ impl AsyncSession {
     /// See [`Session::on_print`].
     pub fn on_print(&self, callback: impl FnMut(PrintStream, &str) + Send + 'static) {
         lock(&self.inner).on_print(callback);
+    }
+
+    /// The session as sealed bytes; see [`Session::dump`].
+    pub async fn dump(&self, seal: Arc<DumpSeal>) -> Result<Vec<u8>, Error> {
+        let inner = Arc::clone(&self.inner);
+        tokio::task::spawn_blocking(move || lock(&inner).dump(&seal))
+            .await
+            .map_err(cancelled)?
+    }
+
+    /// A session rebuilt from `bytes` in a fresh worker, without blocking
+    /// the runtime; see [`Session::restore`].
+    pub async fn restore(
+        options: SessionOptions,
+        seal: Arc<DumpSeal>,
+        bytes: Vec<u8>,
+    ) -> Result<Self, Error> {
+        let session = tokio::task::spawn_blocking(move || Session::restore(options, &seal, &bytes))
+            .await
+            .map_err(cancelled)??;
+        Ok(Self {
+            inner: Arc::new(Mutex::new(session)),
+        })
     }
 }

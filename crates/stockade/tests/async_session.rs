@@ -183,3 +183,15 @@ async fn an_async_run_may_tighten_max_result_bytes() {
     ));
     assert_eq!(session.run("'ok'").await.unwrap(), s("ok"));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_async_session_dumps_and_restores_without_blocking_the_runtime() {
+    let seal = std::sync::Arc::new(stockade::DumpSeal::new(&[[3u8; 32]], "async").unwrap());
+    let monty =
+        SessionOptions::new(stockade::Language::Python).engine(stockade::Interpreter::Monty);
+    let session = AsyncSession::new(monty.clone()).await.unwrap();
+    session.run("total = 41").await.unwrap();
+    let bytes = session.dump(std::sync::Arc::clone(&seal)).await.unwrap();
+    let restored = AsyncSession::restore(monty, seal, bytes).await.unwrap();
+    assert_eq!(restored.run("total + 1").await.unwrap(), Value::Int(42));
+}
