@@ -14,6 +14,9 @@
 //! any opens); `envelope` the format. What the body carries is the host
 //! library's business; this crate only seals and opens bytes.
 
+// Nothing a stored dump (an attacker's bytes) holds may reach a panic.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 mod envelope;
 mod error;
 mod keys;
