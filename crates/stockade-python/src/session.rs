@@ -100,6 +100,11 @@ impl NativeSession {
     }
 }
 
+/// The seal dumps are made and opened with, or a ConfigurationError.
+fn sealed_with(py: Python<'_>, keys: &[Vec<u8>], context: Vec<u8>) -> PyResult<DumpSeal> {
+    DumpSeal::new(keys, context).map_err(|err| to_pyerr(py, err, None))
+}
+
 /// The inputs of a feed, converted, or refused with a ConversionError.
 fn guest_inputs(
     py: Python<'_>,
@@ -254,7 +259,7 @@ impl NativeSession {
         keys: Vec<Vec<u8>>,
         context: Vec<u8>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let seal = DumpSeal::new(&keys, context).map_err(|err| to_pyerr(py, err, None))?;
+        let seal = sealed_with(py, &keys, context)?;
         let mut guard = self.lock(py)?;
         let session = open(&mut guard)?;
         match py.detach(|| session.dump(&seal)) {
@@ -275,7 +280,7 @@ impl NativeSession {
         data: Vec<u8>,
     ) -> PyResult<Self> {
         let options = session_options(language, options)?;
-        let seal = DumpSeal::new(&keys, context).map_err(|err| to_pyerr(py, err, None))?;
+        let seal = sealed_with(py, &keys, context)?;
         let session = py
             .detach(|| Session::restore(options, &seal, &data))
             .map_err(|err| to_pyerr(py, err, None))?;
@@ -290,7 +295,7 @@ impl NativeSession {
         context: Vec<u8>,
         data: Vec<u8>,
     ) -> PyResult<()> {
-        let seal = DumpSeal::new(&keys, context).map_err(|err| to_pyerr(py, err, None))?;
+        let seal = sealed_with(py, &keys, context)?;
         let mut guard = self.lock(py)?;
         let session = open(&mut guard)?;
         py.detach(|| session.restore_into(&seal, &data))

@@ -42,7 +42,11 @@ impl Pause {
     /// Whether two pauses are the same, values compared by their encoding
     /// (so an argument that is NaN equals itself).
     pub(crate) fn same_as(&self, other: &Pause) -> bool {
-        self.key() == other.key()
+        match (self.key(), other.key()) {
+            (Some(mine), Some(theirs)) => mine == theirs,
+            // A pause that cannot be encoded matches nothing.
+            _ => false,
+        }
     }
 
     fn key(&self) -> Option<Vec<u8>> {

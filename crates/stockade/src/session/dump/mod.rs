@@ -295,13 +295,16 @@ impl Session {
         let recounted = matches!(suspension.pause, Pause::Call { .. } | Pause::Lookup { .. });
         turn.set_calls(suspension.calls.saturating_sub(u32::from(recounted)));
         let cursors = self.cursors.max(suspension.cursor);
-        self.cursors = suspension.cursor.saturating_sub(1);
         let progress = self.advance(turn)?;
         let completed = matches!(progress, Progress::Complete(_));
         drop(progress);
         self.cursors = cursors;
-        match &self.suspended {
-            Some(Suspended { pause, .. }) if !completed && pause.same_as(&suspension.pause) => {
+        match &mut self.suspended {
+            Some(Suspended { pause, cursor, .. })
+                if !completed && pause.same_as(&suspension.pause) =>
+            {
+                // The cursor keeps the number it had when it was dumped.
+                *cursor = suspension.cursor;
                 Ok(())
             }
             other => {
