@@ -37,8 +37,8 @@ pub struct PythonEngine {
     /// `None` only while a feed holds the session (monty moves it through
     /// each suspension and hands it back at the end).
     repl: Option<MontyRepl>,
-    /// The limits as this worker's host set them; a restored session
-    /// runs under these, never under the ones its image carried.
+    /// The limits as this worker's host set them; a restored session runs
+    /// under these (one restored mid-feed, once that feed has ended).
     limits: ResourceLimits,
     max_duration: Option<Duration>,
     /// Guest time a restored session had used before its image was made:
