@@ -1,13 +1,15 @@
 //! What every stockade worker binary shares, whatever engines it carries:
 //! the protocol state machine (`serve`), the link to the parent (`link`,
 //! `out`), the print buffer (`print`), the capped allocator (`alloc`), the
-//! watchdog, and the engine seam (`engine`). A worker binary installs the
+//! watchdog, a dumpable session's journaled clock (`clock_journal`), and
+//! the engine seam (`engine`). A worker binary installs the
 //! allocator, names its engines and calls [`run`].
 
 // Nothing a guest, a worker or a peer controls may reach a panic.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod alloc;
+pub mod clock_journal;
 pub mod engine;
 pub mod link;
 pub mod out;

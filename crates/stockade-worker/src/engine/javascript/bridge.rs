@@ -11,7 +11,7 @@ use rquickjs::function::Rest;
 use rquickjs::{Ctx, Function, Persistent, Value as JsValue};
 use stockade_wire::{CallOutcome, ErrorKind, GuestException, Value};
 
-use super::clock_journal::ClockJournal;
+use super::clock_journal::JournaledClock;
 use super::heap::HeapMeter;
 use super::values::{Refused, from_wire, to_wire};
 use stockade_worker_core::engine::SharedLink;
@@ -64,7 +64,7 @@ pub struct Bridge {
     pending: RefCell<BTreeMap<u32, Settle>>,
     /// The journaled clock, whose readings so far go to the host before
     /// each suspension (when the host journals the session).
-    pub clock_journal: RefCell<Option<Rc<ClockJournal>>>,
+    pub clock_journal: RefCell<Option<Rc<JournaledClock>>>,
 }
 
 impl Bridge {

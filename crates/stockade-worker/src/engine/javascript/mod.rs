@@ -24,7 +24,7 @@ use stockade_wire::{
 
 use self::bridge::{Bridge, host_function};
 use self::bundled::Bundled;
-use self::clock_journal::ClockJournal;
+use self::clock_journal::JournaledClock;
 use self::heap::{HeapMeter, MeteredAllocator};
 use self::modules::HostModules;
 use self::values::{Inspector, Refused, from_wire, inspected, show, to_wire};
@@ -70,7 +70,7 @@ pub struct JavaScriptEngine {
     feeds: u64,
     /// The clock every feed's readings go through, when the host journals
     /// the session (Configure's report-clock flag).
-    clock_journal: Option<Rc<ClockJournal>>,
+    clock_journal: Option<Rc<JournaledClock>>,
 }
 
 impl std::fmt::Debug for JavaScriptEngine {
@@ -164,7 +164,7 @@ impl JavaScriptEngine {
         let printer = Rc::clone(&bridge);
         // A frozen clock needs no journal: it reads the same every time.
         let clock_journal =
-            (config.report_clock && config.frozen_clock_ms.is_none()).then(ClockJournal::new);
+            (config.report_clock && config.frozen_clock_ms.is_none()).then(JournaledClock::new);
         let timers = context.with(|ctx| -> Result<_, String> {
             if let Some(max) = config.max_buffer_bytes {
                 let collect = Function::new(ctx.clone(), |ctx: Ctx| ctx.run_gc())
