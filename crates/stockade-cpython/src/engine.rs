@@ -429,6 +429,13 @@ impl Engine for CPythonEngine {
                 }
             })
         });
+        if !crate::journal::report(link, true) {
+            // The host would replay this session wrongly: say so.
+            return Ok(Response::protocol_violation(
+                micros(self.clock.elapsed()),
+                "the feed read the clock more often than a Clock message can carry",
+            ));
+        }
         // A feed the host ended reports that, whatever the guest did after.
         if let Some((kind, message)) = self.state.borrow_mut().ended.take() {
             return Ok(Response::error(
@@ -481,6 +488,10 @@ impl Engine for CPythonEngine {
 
     fn elapsed_us(&self) -> u64 {
         micros(self.clock.elapsed())
+    }
+
+    fn replay_clock(&mut self, readings: Vec<f64>) -> Result<(), String> {
+        crate::journal::replay(readings)
     }
 
     fn name(&self) -> String {

@@ -406,3 +406,118 @@ def feed_ended(message):
 
 class TimeLimit(TimeoutError):
     """Raised in guest code when its max_duration is spent."""
+
+
+#: The clocks a journaled session reads through the host's journal, by
+#: kind (the wall clock first; the others are steady): the `time` function
+#: for seconds, and its nanosecond twin.
+_CLOCKS = (("time", "time_ns"), ("monotonic", "monotonic_ns"),
+           ("perf_counter", "perf_counter_ns"), ("process_time", "process_time_ns"),
+           ("thread_time", "thread_time_ns"))
+
+
+def journal(seed):
+    """Makes a dumpable session's outside world replayable (the host keeps
+    a journal of it): every clock the `time` and `datetime` modules read
+    goes through the journal, and `os.urandom`, `os.getrandom` and every
+    `random` generator seeded from the system draw from a stream keyed by
+    `seed` instead. A replay in a fresh worker with the same seed and the
+    journal's readings then sees what the session saw."""
+    import gc
+    import os
+    import time
+    import datetime
+    import random
+    from _blake2 import blake2b
+    from stockade_cpython import read_clock, replace_class_attribute
+
+    def journaled(kind, seconds_name, ns_name):
+        live = getattr(time, seconds_name)
+
+        def seconds():
+            return read_clock(kind, live())
+
+        def nanoseconds():
+            return int(read_clock(kind, live()) * 1e9)
+
+        for function, name in ((seconds, seconds_name), (nanoseconds, ns_name)):
+            function.__name__ = function.__qualname__ = name
+            function.__module__ = "time"
+            function.__doc__ = getattr(time, name).__doc__
+            setattr(time, name, function)
+
+    for kind, (seconds_name, ns_name) in enumerate(_CLOCKS):
+        journaled(kind, seconds_name, ns_name)
+
+    # The functions that read the wall clock when given no time.
+    wall = time.time
+    for name in ("localtime", "gmtime", "ctime"):
+        def now_unless_given(secs=None, _convert=getattr(time, name)):
+            return _convert(wall() if secs is None else secs)
+        now_unless_given.__name__ = now_unless_given.__qualname__ = name
+        now_unless_given.__module__ = "time"
+        setattr(time, name, now_unless_given)
+    asctime, strftime, localtime = time.asctime, time.strftime, time.localtime
+
+    def asctime_(t=None):
+        return asctime(localtime() if t is None else t)
+
+    def strftime_(format, t=None):
+        return strftime(format, localtime() if t is None else t)
+
+    for function, name in ((asctime_, "asctime"), (strftime_, "strftime")):
+        function.__name__ = function.__qualname__ = name
+        function.__module__ = "time"
+        setattr(time, name, function)
+
+    # `date.today()` asks `time.time()` already; `now` and `utcnow` read
+    # the system clock in C, so the class's own dict takes new ones.
+    moment = datetime.datetime
+    real = gc.get_referents(moment.__dict__)
+    if len(real) != 1 or not isinstance(real[0], dict) or real[0].get("now") is not moment.__dict__["now"]:
+        raise RuntimeError("cannot journal datetime.now on this interpreter")
+
+    def now(cls, tz=None):
+        return cls.fromtimestamp(wall(), tz)
+
+    def utcnow(cls):
+        return cls.utcfromtimestamp(wall())
+
+    for function in (now, utcnow):
+        function.__qualname__ = "datetime." + function.__name__
+        function.__module__ = "datetime"
+        replace_class_attribute(moment, real[0], function.__name__, classmethod(function))
+
+    # Randomness: a counter-mode stream keyed by the seed.
+    key = seed.to_bytes(8, "little")
+    blocks = [0]
+
+    def urandom(size):
+        size = size.__index__()
+        if size < 0:
+            raise ValueError("negative argument not allowed")
+        out = bytearray()
+        while len(out) < size:
+            out += blake2b(blocks[0].to_bytes(8, "little"), key=key,
+                           person=b"stockade-urandom").digest()
+            blocks[0] += 1
+        return bytes(out[:size])
+
+    def getrandom(size, flags=0):
+        return urandom(size)
+
+    urandom.__module__ = getrandom.__module__ = "os"
+    os.urandom = urandom
+    os.getrandom = getrandom
+    random._urandom = urandom
+    seed_from = random.Random.seed
+
+    def seeded(self, a=None, version=2):
+        if a is None:
+            a = int.from_bytes(urandom(32), "little")
+        return seed_from(self, a, version)
+
+    seeded.__qualname__ = "Random.seed"
+    random.Random.seed = seeded
+    random.seed = random._inst.seed
+    random._inst.seed()

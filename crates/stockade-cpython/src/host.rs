@@ -154,6 +154,9 @@ fn ask<T>(
         }
     };
     let elapsed = micros(context.clock.elapsed());
+    // A dump taken at this suspension holds the readings made before it;
+    // ones that cannot be sent now go with the feed's end.
+    crate::journal::report(&context.link, false);
     let answer = match context.link.try_borrow_mut() {
         Ok(mut link) => exchange(&mut link, elapsed),
         Err(_) => {

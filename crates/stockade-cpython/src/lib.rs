@@ -15,6 +15,7 @@
 mod clock;
 mod engine;
 mod host;
+mod journal;
 mod memory;
 mod natives;
 mod prepare;
@@ -67,6 +68,8 @@ mod stockade_cpython {
 
     #[pymodule_export]
     use crate::host::{await_calls, emit};
+    #[pymodule_export]
+    use crate::journal::{read_clock, replace_class_attribute};
 
     /// Serves one session on this interpreter and ends the process with
     /// the worker's exit status. Called once, by the boot code, before any

@@ -106,6 +106,13 @@ impl CPythonPrepared {
         let code = std::ffi::CString::new(GUEST_PY).map_err(|e| e.to_string())?;
         py.run(&code, Some(&namespace), None::<&Bound<'_, PyDict>>)
             .map_err(|e| format!("the guest side failed to load: {e}"))?;
+        if let Some(seed) = config.journal_seed {
+            guest
+                .getattr("journal")
+                .and_then(|journal| journal.call1((seed,)))
+                .map_err(|e| format!("cannot journal the session's clock and randomness: {e}"))?;
+            crate::journal::start();
+        }
         let mut readable: Vec<PathBuf> = path.iter().map(PathBuf::from).collect();
         // The standard library's extension modules link system libraries
         // (zlib, libexpat, OpenSSL...): those files are shown too.

@@ -61,6 +61,32 @@ def test_a_dump_restores_in_another_process():
     assert done.stdout.decode().strip() == repr(EXPECTED)
 
 
+CLOCK_AND_RANDOM = """
+import datetime, os, random, time, uuid
+drawn = [time.time(), repr(datetime.datetime.now()), random.random(), os.urandom(8).hex(),
+         str(uuid.uuid4()), list({'alpha', 'beta', 'gamma', 'delta', 'epsilon'})]
+"""
+
+
+def test_a_cpython_sandbox_that_read_the_clock_and_random_restores_in_another_process():
+    with stockade.Sandbox("python", engine="cpython", **SEALED) as sandbox:
+        sandbox.run(STATE)
+        sandbox.run(CLOCK_AND_RANDOM)
+        drawn = sandbox.run("drawn")
+        data = sandbox.dump()
+        following = sandbox.run("[random.random(), os.urandom(4).hex()]")
+    script = (
+        "import sys, stockade\n"
+        "data = sys.stdin.buffer.read()\n"
+        f"with stockade.Sandbox.restore(data, 'python', engine='cpython', dump_keys=[{KEY!r}], dump_context='conversation-7') as s:\n"
+        f"    print(repr([s.run({CHECK!r}), s.run('drawn'), s.run('[random.random(), os.urandom(4).hex()]')]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], input=data, capture_output=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode().strip() == repr([EXPECTED, drawn, following])
+
+
 def test_a_cursor_dump_restores_waiting_at_the_cursor():
     with monty() as sandbox:
         call = sandbox.start("answer = approve('refund', amount=5)\nanswer * 2", functions=["approve"])

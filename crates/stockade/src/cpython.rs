@@ -81,6 +81,7 @@ impl CPythonOptions {
                 .iter()
                 .map(|dir| dir.to_string_lossy().into_owned())
                 .collect(),
+            journal_seed: None,
         }
     }
 }

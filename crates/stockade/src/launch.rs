@@ -31,11 +31,30 @@ fn absolute(path: PathBuf) -> PathBuf {
     std::path::absolute(&path).unwrap_or(path)
 }
 
-/// A worker process to start: a program and its arguments.
+/// The string hash seed a journaled CPython session's interpreter starts
+/// with (`PYTHONHASHSEED`, 1 to 2^32 - 1; 0 would turn hashing's
+/// randomisation off): the same for a session and its replay, so that sets
+/// and dicts of strings iterate in the same order in both. Derived one
+/// way from the journal seed, which also keys the guest's `os.urandom`: a
+/// hash seed that shows through iteration order gives none of it away.
+fn hash_seed(seed: u64) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::new()
+        .chain_update(b"stockade string hash seed\0")
+        .chain_update(seed.to_le_bytes())
+        .finalize();
+    let mut first = [0u8; 4];
+    first.copy_from_slice(&digest[..4]);
+    u32::from_le_bytes(first).max(1).to_string()
+}
+
+/// A worker process to start: a program, its arguments and its
+/// environment (otherwise empty).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Launch {
     pub program: PathBuf,
     pub args: Vec<OsString>,
+    pub env: Vec<(OsString, OsString)>,
     /// Fork the worker from a template interpreter (`template.rs`) rather
     /// than start it from scratch: for CPython workers started ahead of use
     /// or often (library sessions that keep spares, pools); a one-off
@@ -54,21 +73,36 @@ impl Launch {
                     options.cpython.module.as_deref(),
                     worker.as_deref(),
                 )?);
+                // A journaled session's interpreter reads its hash seed
+                // from the environment, which `-I` would ignore: `-P -s`
+                // (with the environment otherwise empty) isolate it as
+                // `-I` does.
+                let seed = options.journal_seed.filter(|_| options.dumpable);
+                let isolation: &[&str] = match seed {
+                    Some(_) => &["-P", "-s"],
+                    None => &["-I"],
+                };
+                let mut args: Vec<OsString> = isolation.iter().map(OsString::from).collect();
+                args.extend([
+                    "-S".into(),
+                    "-c".into(),
+                    BOOT.into(),
+                    module.into_os_string(),
+                ]);
                 Ok(Self {
                     program: python.executable,
-                    args: vec![
-                        "-I".into(),
-                        "-S".into(),
-                        "-c".into(),
-                        BOOT.into(),
-                        module.into_os_string(),
-                    ],
+                    args,
+                    env: seed
+                        .map(|seed| ("PYTHONHASHSEED".into(), hash_seed(seed).into()))
+                        .into_iter()
+                        .collect(),
                     template: false,
                 })
             }
             Interpreter::Monty | Interpreter::QuickJs => Ok(Self {
                 program: absolute(locate_worker(options.worker.as_deref())?),
                 args: Vec::new(),
+                env: Vec::new(),
                 template: false,
             }),
         }

@@ -130,16 +130,20 @@ pub struct SessionOptions {
     pub javascript: JavaScriptOptions,
     /// CPython-only options (the interpreter, package directories).
     pub cpython: CPythonOptions,
-    /// Keep what a dump of this session needs from its start: QuickJS
-    /// sessions keep a journal (every feed, every answer the host gave,
-    /// every clock reading) and seed their Math.random, so that a restore
-    /// can replay them (see docs/sessions.md). monty sessions dump without
-    /// it. Default: false.
+    /// Keep what a dump of this session needs from its start: QuickJS and
+    /// CPython sessions keep a journal (every feed, every answer the host
+    /// gave, every clock reading) and seed their randomness (Math.random;
+    /// `os.urandom`, `random` and the string hash), so that a restore can
+    /// replay them (see docs/sessions.md). monty sessions dump without it.
+    /// Default: false.
     pub dumpable: bool,
     /// Keep one spare worker with these options started in the background,
     /// so that the next `Session::new` with the same worker options takes
     /// it instead of paying a cold start. Default: true.
     pub spare: bool,
+    /// A dumpable CPython session's seed: chosen when its worker starts,
+    /// or the dump's when one is restored.
+    pub(crate) journal_seed: Option<u64>,
 }
 
 /// The options a worker is started with (or that size its limits): two
@@ -156,6 +160,7 @@ pub(crate) struct WorkerKey {
     cpu_seconds: u64,
     max_threads: u32,
     dumpable: bool,
+    journal_seed: Option<u64>,
 }
 
 impl SessionOptions {
@@ -189,6 +194,7 @@ impl SessionOptions {
             cpython: CPythonOptions::default(),
             spare: true,
             dumpable: false,
+            journal_seed: None,
         }
     }
 
@@ -268,7 +274,11 @@ impl SessionOptions {
     pub(crate) fn engine_config(&self) -> Result<EngineConfig, String> {
         Ok(match self.interpreter() {
             Interpreter::Monty => EngineConfig::Python,
-            Interpreter::CPython => EngineConfig::CPython(self.cpython.to_wire()),
+            Interpreter::CPython => {
+                let mut config = self.cpython.to_wire();
+                config.journal_seed = self.journal_seed.filter(|_| self.dumpable);
+                EngineConfig::CPython(config)
+            }
             Interpreter::QuickJs => {
                 let mut config = self.javascript.to_wire(self.limits.max_memory)?;
                 config.report_clock = self.dumpable;
@@ -288,6 +298,7 @@ impl SessionOptions {
             cpu_seconds: self.cpu_seconds(),
             max_threads: self.max_threads,
             dumpable: self.dumpable,
+            journal_seed: self.journal_seed,
         }
     }
 

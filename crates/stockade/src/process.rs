@@ -126,6 +126,7 @@ impl WorkerProcess {
         let mut child = Command::new(&launch.program)
             .args(&launch.args)
             .env_clear()
+            .envs(launch.env.iter().map(|(name, value)| (name, value)))
             .current_dir("/")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -287,18 +287,6 @@ fn short_or_missing_keys_are_refused() {
 }
 
 #[test]
-fn dumping_an_engine_without_images_says_so_and_the_session_lives() {
-    let cpython = SessionOptions::new(Language::Python).engine(Interpreter::CPython);
-    let mut session = Session::new(cpython).unwrap();
-    session.run("a = 1").unwrap();
-    match session.dump(&seal()) {
-        Err(Error::Configuration(err)) => assert!(err.message().contains("not supported yet")),
-        other => panic!("expected a refusal, got {other:?}"),
-    }
-    assert_eq!(session.run("a + 1").unwrap(), Value::Int(2));
-}
-
-#[test]
 fn a_dump_past_the_frame_limit_is_an_error_and_the_session_lives() {
     let mut session = Session::new(monty().max_memory(2 << 30)).unwrap();
     session.run("big = 'x' * 300_000_000").unwrap();

@@ -74,6 +74,11 @@ impl EngineConfig {
 pub struct CPythonConfig {
     /// Package directories shown read-only and put on `sys.path`, in order.
     pub site_packages: Vec<String>,
+    /// Set for a session its host may dump (protocol 4): the guest's
+    /// randomness (`os.urandom`, `random`) is drawn from a stream keyed by
+    /// this seed, and every clock reading is reported in Clock and given
+    /// back by Replay, so a replay of the session sees what it saw.
+    pub journal_seed: Option<u64>,
 }
 
 /// Most package directories one Configure may name.
@@ -191,12 +196,16 @@ pub(super) fn write_engine_config(
     match engine {
         EngineConfig::Python => Ok(()),
         EngineConfig::JavaScript(config) => write_javascript_config(w, config),
-        EngineConfig::CPython(config) => w.list(
-            &config.site_packages,
-            MAX_SITE_PACKAGES,
-            "site_packages",
-            |w, path| write_label(w, path, MAX_PATH, "site_packages path"),
-        ),
+        EngineConfig::CPython(config) => {
+            w.list(
+                &config.site_packages,
+                MAX_SITE_PACKAGES,
+                "site_packages",
+                |w, path| write_label(w, path, MAX_PATH, "site_packages path"),
+            )?;
+            w.opt_u64(config.journal_seed);
+            Ok(())
+        }
     }
 }
 
@@ -211,6 +220,7 @@ pub(super) fn read_engine_config(
             site_packages: r.list(MAX_SITE_PACKAGES, "site_packages count", |r| {
                 r.str_capped("site_packages path", MAX_PATH)
             })?,
+            journal_seed: r.opt_u64()?,
         }),
     })
 }

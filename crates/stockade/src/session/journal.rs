@@ -1,5 +1,5 @@
 //! The journal of a dumpable session whose engine cannot serialise itself
-//! (QuickJS): every Feed and every answer the host sent, every suspension
+//! (QuickJS, CPython): every Feed and every answer the host sent, every suspension
 //! the worker announced, every clock reading it reported, and how each
 //! feed ended, as the frames that crossed. A restore replays it in a fresh
 //! worker: the same requests go out, and what comes back must match what
@@ -81,8 +81,10 @@ impl Entry {
     }
 }
 
-/// A seed for a journaled session's Math.random: not a secret (the guest
-/// can infer it from its draws), only different from session to session.
+/// A seed for a journaled session's randomness, different from session
+/// to session and unpredictable outside the host (it keys a CPython
+/// guest's `os.urandom`; a guest can learn its own seed, which tells it
+/// nothing it could not draw itself). 64 bits: see docs/sessions.md.
 pub(crate) fn fresh_seed() -> u64 {
     use std::hash::BuildHasher;
     std::hash::RandomState::new().hash_one(std::time::SystemTime::now())

@@ -58,18 +58,25 @@ impl Session {
         // The default engine is decided once (it looks for an interpreter).
         options.engine = Some(options.interpreter());
         options.validate().map_err(Error::invalid_option)?;
-        // A dumpable QuickJS session's Math.random is seeded by the host, so
+        // A dumpable session's randomness is seeded by the host (QuickJS's
+        // Math.random; CPython's os.urandom, random and string hash), so
         // that a replay draws the same numbers; its journal keeps the seed.
-        let journal =
-            (options.dumpable && options.engine == Some(Interpreter::QuickJs)).then(|| {
-                let seed = *options
-                    .javascript
-                    .random_seed
-                    .get_or_insert_with(super::journal::fresh_seed);
-                super::journal::Journal::seeded(seed, options.max_result_bytes)
-            });
+        let journal_limit = options.max_result_bytes;
+        let seed = match options.engine {
+            _ if !options.dumpable => None,
+            Some(Interpreter::QuickJs) => Some(&mut options.javascript.random_seed),
+            Some(Interpreter::CPython) => Some(&mut options.journal_seed),
+            _ => None,
+        };
+        let journal = seed.map(|seed| {
+            let seed = *seed.get_or_insert_with(super::journal::fresh_seed);
+            super::journal::Journal::seeded(seed, journal_limit)
+        });
         let mut launch = Launch::resolve(&options)?;
-        launch.template = template && options.engine == Some(Interpreter::CPython);
+        // A template's children share its string hash seed; a journaled
+        // session starts with its own.
+        launch.template =
+            template && options.engine == Some(Interpreter::CPython) && journal.is_none();
         let wire = WireLimits::default();
         let worker = WorkerProcess::spawn(&launch, wire).map_err(|err| {
             Error::Configuration(

@@ -36,8 +36,8 @@ pub(crate) struct Body {
     pub listed: Vec<String>,
     /// The engine's own serialisation of the session (monty), or empty.
     pub image: Vec<u8>,
-    /// The journal a replay follows (QuickJS), and the seed its
-    /// Math.random was started with; `None` for an image.
+    /// The journal a replay follows (QuickJS, CPython), and the seed its
+    /// randomness was started with; `None` for an image.
     pub journal: Option<(u64, Vec<Entry>)>,
     pub suspension: Option<Suspension>,
 }

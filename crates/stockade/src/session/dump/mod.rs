@@ -107,14 +107,9 @@ impl Session {
                     }
                     None => (Vec::new(), Some((journal.seed, journal.entries.clone()))),
                 },
-                None if engine == Interpreter::QuickJs => {
-                    return Err(Error::invalid_option(
-                        "a quickjs session can be dumped only if it keeps a journal from its start: make it with SessionOptions::dumpable (the Python package: dump_keys=)",
-                    ));
-                }
                 None => {
                     return Err(Error::invalid_option(format!(
-                        "dumping a {engine} session is not supported yet: monty and quickjs sessions can be dumped"
+                        "a {engine} session can be dumped only if it keeps a journal from its start: make it with SessionOptions::dumpable (the Python package: dump_keys=)"
                     )));
                 }
             }
@@ -207,7 +202,10 @@ impl Session {
             // The replay must draw the numbers the journaled session drew;
             // a spare with this one seed would serve no other session.
             options.dumpable = true;
-            options.javascript.random_seed = Some(*seed);
+            match options.interpreter() {
+                Interpreter::CPython => options.journal_seed = Some(*seed),
+                _ => options.javascript.random_seed = Some(*seed),
+            }
             options.spare = false;
         }
         let mut session = Session::new(options)?;

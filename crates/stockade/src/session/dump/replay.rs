@@ -1,8 +1,8 @@
-//! Replaying a journal (a QuickJS session's dump) in a fresh worker: each
-//! feed goes out again with the clock readings it made, each suspension
-//! is answered with what the host answered the first time (no host
-//! function runs), and everything the worker says must match the journal
-//! entry by entry. A mismatch is `ReplayDiverged`, naming the first
+//! Replaying a journal (a QuickJS or CPython session's dump) in a fresh
+//! worker: each feed goes out again with the clock readings it made, each
+//! suspension is answered with what the host answered the first time (no
+//! host function runs), and everything the worker says must match the
+//! journal entry by entry. A mismatch is `ReplayDiverged`, naming the first
 //! differing step, and the restored session is lost. Prints are not shown.
 
 use std::time::Instant;
