@@ -252,20 +252,23 @@ fn dump_costs(samples: usize) -> [(&'static str, Vec<Duration>, usize); 3] {
     ]
 }
 
-/// Replaying journals: `Session::restore` of a dumpable QuickJS session
-/// after `feeds` feeds, each reading the clock and calling the host once.
-fn replay_cost(feeds: usize, samples: usize) -> (Vec<Duration>, usize) {
+/// Replaying journals: `Session::restore` of a dumpable QuickJS or
+/// CPython session after `feeds` feeds, each reading the clock and calling
+/// the host once.
+fn replay_cost(engine: Interpreter, feeds: usize, samples: usize) -> (Vec<Duration>, usize) {
     let seal = DumpSeal::new(&[[7u8; 32]], "bench").expect("seal");
-    let options = SessionOptions::new(Language::JavaScript)
-        .sandbox(SandboxMode::Require)
-        .dumpable(true);
+    let options = options(engine, SandboxMode::Require).dumpable(true);
+    let feed = |i: usize| match engine {
+        Interpreter::QuickJs => format!("globalThis.s{i} = [Date.now(), step({i})]"),
+        _ => format!("import time\ns{i} = [time.time(), step({i})]"),
+    };
     let mut session = Session::new(options.clone()).expect("session");
     session.register_function("step", |args| {
         Ok(args.get(0).cloned().unwrap_or(Value::None))
     });
     for i in 0..feeds {
         session
-            .run(&format!("globalThis.s{i} = [Date.now(), step({i})]"))
+            .run(&feed(i))
             .expect("run");
     }
     let bytes = session.dump(&seal).expect("dump");
@@ -415,13 +418,15 @@ fn main() {
         println!("| {label} | {median:.1} / {p95:.1} ({n}) | {size} |");
     }
     println!();
-    println!("Replaying journals (QuickJS, `require`): `Session::restore` after N feeds.");
+    println!("Replaying journals (`require`): `Session::restore` after N feeds.");
     println!();
-    println!("| feeds journaled | median / p95 µs (samples) | dump bytes |");
-    println!("|---|---|---|");
-    for feeds in [0, 10, 100] {
-        let (samples, size) = replay_cost(feeds, 5 * scale);
-        let (median, p95, n) = summary(samples);
-        println!("| {feeds} | {median:.1} / {p95:.1} ({n}) | {size} |");
+    println!("| engine | feeds journaled | median / p95 µs (samples) | dump bytes |");
+    println!("|---|---|---|---|");
+    for engine in [Interpreter::QuickJs, Interpreter::CPython] {
+        for feeds in [0, 10, 100] {
+            let (samples, size) = replay_cost(engine, feeds, 5 * scale);
+            let (median, p95, n) = summary(samples);
+            println!("| {engine} | {feeds} | {median:.1} / {p95:.1} ({n}) | {size} |");
+        }
     }
 }
