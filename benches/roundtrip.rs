@@ -267,9 +267,7 @@ fn replay_cost(engine: Interpreter, feeds: usize, samples: usize) -> (Vec<Durati
         Ok(args.get(0).cloned().unwrap_or(Value::None))
     });
     for i in 0..feeds {
-        session
-            .run(&feed(i))
-            .expect("run");
+        session.run(&feed(i)).expect("run");
     }
     let bytes = session.dump(&seal).expect("dump");
     let mut times = Vec::with_capacity(samples);

@@ -219,3 +219,40 @@ fn a_cpython_session_that_is_not_dumpable_says_how_to_make_one() {
     }
     assert_eq!(session.run("a + 1").unwrap(), Value::Int(2));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_asyncio_feed_with_sleeps_and_async_host_calls_replays() {
+    let session = stockade::AsyncSession::new(dumpable()).await.unwrap();
+    let made = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&made);
+    session.register_async_function("fetch", move |args| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            match args.get(0) {
+                Some(Value::Int(n)) => Ok(Value::Int(n * 10)),
+                _ => Ok(Value::None),
+            }
+        }
+    });
+    let code = "import asyncio, time, random\n\
+        async def one(n):\n    await asyncio.sleep(random.random() / 100)\n    return await fetch(n), time.monotonic()\n\
+        got = await asyncio.gather(*(one(n) for n in range(4)))\n\
+        [v for v, _ in got]";
+    assert_eq!(
+        session.run(code).await.unwrap(),
+        Value::List((0..4).map(|n| Value::Int(n * 10)).collect())
+    );
+    assert_eq!(made.load(Ordering::SeqCst), 4);
+    let before = session.run("got").await.unwrap();
+    let bytes = session.dump(Arc::new(seal())).await.unwrap();
+    let restored = stockade::AsyncSession::restore(dumpable(), Arc::new(seal()), bytes)
+        .await
+        .unwrap();
+    assert_eq!(restored.run("got").await.unwrap(), before);
+    assert_eq!(
+        made.load(Ordering::SeqCst),
+        4,
+        "the replay ran no host function"
+    );
+}
