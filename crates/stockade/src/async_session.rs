@@ -2,7 +2,8 @@
 //!
 //! Each turn runs on tokio's blocking pool, so the runtime's own threads
 //! never wait on the worker, and async host functions run on the runtime
-//! while the turn waits for them.
+//! while the turn waits for them. A stepped feed's suspensions come owned
+//! (`Stepped`) and are answered by cursor number.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -11,6 +12,7 @@ use stockade_wire::{PrintStream, Value};
 use crate::error::{ConfigurationKind, Error};
 use crate::host::{Args, HostResult};
 use crate::options::SessionOptions;
+use crate::progress::{CursorAnswer, Stepped};
 use crate::session::{DumpSeal, RunLimits, Session};
 
 /// A [`Session`] for async hosts. Cloning shares the session.
@@ -68,11 +70,48 @@ impl AsyncSession {
         inputs: Vec<(String, Value)>,
         limits: RunLimits,
     ) -> Result<Value, Error> {
-        let inner = Arc::clone(&self.inner);
         let code = code.to_owned();
-        tokio::task::spawn_blocking(move || lock(&inner).run_with_limits(&code, inputs, limits))
+        self.blocking(move |session| session.run_with_limits(&code, inputs, limits))
+            .await?
+    }
+
+    /// Runs `turn` on the session, on tokio's blocking pool.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        turn: impl FnOnce(&mut Session) -> T + Send + 'static,
+    ) -> Result<T, Error> {
+        let inner = Arc::clone(&self.inner);
+        tokio::task::spawn_blocking(move || turn(&mut lock(&inner)))
             .await
-            .map_err(cancelled)?
+            .map_err(cancelled)
+    }
+
+    /// Starts `code` as a stepped feed and runs it to its first suspension
+    /// or its end; see [`Session::start`]. The suspension comes owned, and
+    /// is answered by its cursor's number with [`AsyncSession::answer_cursor`].
+    pub async fn start(&self, code: &str, inputs: Vec<(String, Value)>) -> Result<Stepped, Error> {
+        let code = code.to_owned();
+        self.blocking(move |session| session.start(&code, inputs).map(Stepped::from))
+            .await?
+    }
+
+    /// Answers the live cursor `cursor` and runs the feed on to its next
+    /// suspension or its end; see [`Session::answer_cursor`].
+    pub async fn answer_cursor(&self, cursor: u64, answer: CursorAnswer) -> Result<Stepped, Error> {
+        self.blocking(move |session| session.answer_cursor(cursor, answer).map(Stepped::from))
+            .await?
+    }
+
+    /// Where a suspended feed waits (after a restore, say); `None` when no
+    /// feed is suspended. See [`Session::pending`].
+    pub async fn pending(&self) -> Result<Option<Stepped>, Error> {
+        self.blocking(|session| session.pending().map(Stepped::from))
+            .await
+    }
+
+    /// See [`Session::declare_function`].
+    pub fn declare_function(&self, name: &str) {
+        lock(&self.inner).declare_function(name);
     }
 
     /// Registers a synchronous host function; see [`Session::register_function`].
@@ -107,10 +146,7 @@ impl AsyncSession {
 
     /// The session as sealed bytes; see [`Session::dump`].
     pub async fn dump(&self, seal: Arc<DumpSeal>) -> Result<Vec<u8>, Error> {
-        let inner = Arc::clone(&self.inner);
-        tokio::task::spawn_blocking(move || lock(&inner).dump(&seal))
-            .await
-            .map_err(cancelled)?
+        self.blocking(move |session| session.dump(&seal)).await?
     }
 
     /// A session rebuilt from `bytes` in a fresh worker, without blocking

@@ -65,7 +65,7 @@ pub use options::{
     duration_from_secs,
 };
 pub use pool::{CheckoutOptions, Pool, PoolOptions, PoolStats};
-pub use progress::{CursorAnswer, FunctionCall, NameLookup, PendingFutures, Progress};
+pub use progress::{CursorAnswer, FunctionCall, NameLookup, PendingFutures, Progress, Stepped};
 pub use session::{DumpSeal, RunLimits, Session, WorkerInfo};
 pub use stockade_wire::{
     BigInt, Date, DateTime, GuestException, MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION,

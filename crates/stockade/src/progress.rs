@@ -66,6 +66,63 @@ impl<'s> Progress<'s> {
     }
 }
 
+/// Where a stepped feed stopped, owned rather than borrowing its session:
+/// what hosts receive that answer by number ([`Session::answer_cursor`],
+/// `AsyncSession::start`), each suspension with its cursor's number.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Stepped {
+    /// The guest called a host function and waits for its outcome.
+    FunctionCall {
+        cursor: u64,
+        name: String,
+        args: Args,
+        call_id: u32,
+    },
+    /// The guest read a name nothing defines.
+    NameLookup { cursor: u64, name: String },
+    /// Every guest task waits on calls the host deferred.
+    PendingFutures { cursor: u64, call_ids: Vec<u32> },
+    /// The feed ended with this value.
+    Complete(Value),
+}
+
+impl Stepped {
+    /// The cursor's number, unless the feed is complete.
+    pub fn cursor(&self) -> Option<u64> {
+        match self {
+            Stepped::FunctionCall { cursor, .. }
+            | Stepped::NameLookup { cursor, .. }
+            | Stepped::PendingFutures { cursor, .. } => Some(*cursor),
+            Stepped::Complete(_) => None,
+        }
+    }
+}
+
+impl From<Progress<'_>> for Stepped {
+    /// The progress, owned; the session stays suspended at the cursor
+    /// (`Session::pending` gives it back).
+    fn from(progress: Progress<'_>) -> Self {
+        match progress {
+            Progress::FunctionCall(call) => Stepped::FunctionCall {
+                cursor: call.cursor,
+                name: call.name().to_owned(),
+                args: call.args().clone(),
+                call_id: call.call_id(),
+            },
+            Progress::NameLookup(lookup) => Stepped::NameLookup {
+                cursor: lookup.cursor,
+                name: lookup.name().to_owned(),
+            },
+            Progress::PendingFutures(futures) => Stepped::PendingFutures {
+                cursor: futures.cursor,
+                call_ids: futures.call_ids().to_vec(),
+            },
+            Progress::Complete(value) => Stepped::Complete(value),
+        }
+    }
+}
+
 /// An answer to a cursor, for bindings that answer by number
 /// ([`Session::answer_cursor`]); Rust hosts use the cursors' own methods.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,9 +1,13 @@
 //! AsyncSession on tokio: async host functions the guest awaits, several in
-//! flight at once, their limits, and several sessions at once.
+//! flight at once, their limits, several sessions at once, and stepped
+//! feeds answered by cursor number.
 
 use std::time::{Duration, Instant};
 
-use stockade::{AsyncSession, Error, HostError, Language, SessionOptions, Value};
+use stockade::{
+    AsyncSession, CursorAnswer, DumpSeal, Error, HostError, Interpreter, Language, SessionOptions,
+    Stepped, Value,
+};
 
 fn s(text: &str) -> Value {
     Value::Str(text.to_owned())
@@ -194,4 +198,111 @@ async fn an_async_session_dumps_and_restores_without_blocking_the_runtime() {
     let bytes = session.dump(std::sync::Arc::clone(&seal)).await.unwrap();
     let restored = AsyncSession::restore(monty, seal, bytes).await.unwrap();
     assert_eq!(restored.run("total + 1").await.unwrap(), Value::Int(42));
+}
+
+/// Drives a stepped feed to its end: `price` returns 20, `fetch` is
+/// deferred and resolved with 2 at the next PendingFutures cursor.
+async fn drive(session: &AsyncSession, mut step: Stepped, log: &mut Vec<String>) -> Value {
+    loop {
+        step = match step {
+            Stepped::FunctionCall {
+                cursor, name, args, ..
+            } => {
+                log.push(format!("{name}{:?}", args.positional));
+                let answer = if name == "price" {
+                    CursorAnswer::Return(Value::Int(20))
+                } else {
+                    CursorAnswer::Defer
+                };
+                session.answer_cursor(cursor, answer).await.unwrap()
+            }
+            Stepped::PendingFutures { cursor, call_ids } => {
+                log.push(format!("await {call_ids:?}"));
+                let results = call_ids.iter().map(|id| (*id, Ok(Value::Int(2)))).collect();
+                session
+                    .answer_cursor(cursor, CursorAnswer::Resolve(results))
+                    .await
+                    .unwrap()
+            }
+            Stepped::NameLookup { cursor, name } => {
+                log.push(format!("lookup {name}"));
+                session
+                    .answer_cursor(cursor, CursorAnswer::NotFound)
+                    .await
+                    .unwrap()
+            }
+            Stepped::Complete(value) => return value,
+            other => panic!("unexpected {other:?}"),
+        };
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_async_session_steps_through_sync_and_async_calls_by_cursor_number() {
+    for engine in [
+        Interpreter::Monty,
+        Interpreter::CPython,
+        Interpreter::QuickJs,
+    ] {
+        let session = AsyncSession::new(SessionOptions::new(engine.language()).engine(engine))
+            .await
+            .unwrap();
+        session.declare_function("price");
+        session.declare_function("fetch");
+        let code = match engine.language() {
+            Language::Python => "a = price('apple')\nb = await fetch('x')\na * 2 + b",
+            Language::JavaScript => {
+                "const a = price('apple'); const b = await fetch('x'); a * 2 + b"
+            }
+        };
+        let first = session.start(code, Vec::new()).await.unwrap();
+        let Some(cursor) = first.cursor() else {
+            panic!("{engine}: expected a suspension, got {first:?}");
+        };
+        // Feeding while suspended is refused; the cursor is given back.
+        assert!(matches!(session.run("1").await, Err(Error::Cursor(_))));
+        assert_eq!(session.pending().await.unwrap().as_ref(), Some(&first));
+        let mut log = Vec::new();
+        assert_eq!(
+            drive(&session, first, &mut log).await,
+            Value::Int(42),
+            "{engine}"
+        );
+        assert_eq!(log[0], "price[Str(\"apple\")]", "{engine}: {log:?}");
+        assert!(
+            log.iter().any(|line| line.starts_with("await")),
+            "{engine}: {log:?}"
+        );
+        // The first cursor was answered: answering it again names it.
+        match session
+            .answer_cursor(cursor, CursorAnswer::Return(Value::None))
+            .await
+        {
+            Err(Error::Cursor(message)) => {
+                assert!(message.contains(&cursor.to_string()), "{message}")
+            }
+            other => panic!("{engine}: expected a cursor error, got {other:?}"),
+        }
+        assert_eq!(session.pending().await.unwrap(), None);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_async_session_dumped_at_a_cursor_restores_waiting_there() {
+    let seal = std::sync::Arc::new(DumpSeal::new(&[[3u8; 32]], "async-steps").unwrap());
+    let options = SessionOptions::new(Language::JavaScript).dumpable(true);
+    let session = AsyncSession::new(options.clone()).await.unwrap();
+    session.declare_function("price");
+    session.declare_function("fetch");
+    let first = session
+        .start("const a = price('apple'); a * 2 + 2", Vec::new())
+        .await
+        .unwrap();
+    let bytes = session.dump(std::sync::Arc::clone(&seal)).await.unwrap();
+    let restored = AsyncSession::restore(options, seal, bytes).await.unwrap();
+    let pending = restored.pending().await.unwrap();
+    assert_eq!(pending.as_ref(), Some(&first));
+    let mut log = Vec::new();
+    let value = drive(&restored, pending.unwrap(), &mut log).await;
+    assert_eq!(value, Value::Int(42));
 }
