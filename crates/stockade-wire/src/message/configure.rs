@@ -188,10 +188,16 @@ pub(super) fn read_setup(
     Ok((interpreter, sandbox, limits))
 }
 
-/// The engine's own configuration: nothing for Python.
+/// The first protocol version whose CPython configuration carries a
+/// journal seed.
+const JOURNAL_SEED_SINCE: u32 = 4;
+
+/// The engine's own configuration (nothing for monty), laid out as
+/// `protocol_version` lays it out.
 pub(super) fn write_engine_config(
     w: &mut Writer,
     engine: &EngineConfig,
+    protocol_version: u32,
 ) -> Result<(), EncodeError> {
     match engine {
         EngineConfig::Python => Ok(()),
@@ -203,7 +209,13 @@ pub(super) fn write_engine_config(
                 "site_packages",
                 |w, path| write_label(w, path, MAX_PATH, "site_packages path"),
             )?;
-            w.opt_u64(config.journal_seed);
+            if protocol_version >= JOURNAL_SEED_SINCE {
+                w.opt_u64(config.journal_seed);
+            } else if config.journal_seed.is_some() {
+                return Err(EncodeError::Invalid(format!(
+                    "a journal seed needs protocol {JOURNAL_SEED_SINCE} or later, not {protocol_version}"
+                )));
+            }
             Ok(())
         }
     }
@@ -212,6 +224,7 @@ pub(super) fn write_engine_config(
 pub(super) fn read_engine_config(
     r: &mut Reader<'_>,
     interpreter: Interpreter,
+    protocol_version: u32,
 ) -> Result<EngineConfig, DecodeError> {
     Ok(match interpreter {
         Interpreter::Monty => EngineConfig::Python,
@@ -220,7 +233,11 @@ pub(super) fn read_engine_config(
             site_packages: r.list(MAX_SITE_PACKAGES, "site_packages count", |r| {
                 r.str_capped("site_packages path", MAX_PATH)
             })?,
-            journal_seed: r.opt_u64()?,
+            journal_seed: if protocol_version >= JOURNAL_SEED_SINCE {
+                r.opt_u64()?
+            } else {
+                None
+            },
         }),
     })
 }

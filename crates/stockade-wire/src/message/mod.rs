@@ -35,6 +35,7 @@ pub(crate) mod tag {
     pub const SNAPSHOT: u8 = 0x07;
     pub const RESTORE: u8 = 0x08;
     pub const REPLAY: u8 = 0x09;
+    pub const RESEED: u8 = 0x0a;
 
     pub const READY: u8 = 0x81;
     pub const PRINT: u8 = 0x82;
@@ -132,19 +133,20 @@ pub(crate) fn check_payload(payload: &[u8], limits: &WireLimits) -> Result<(), D
     Ok(())
 }
 
-/// Most clock readings one Clock or Replay may carry.
-const MAX_READINGS: usize = 1 << 20;
+/// Most clock readings one Clock or Replay may carry: more are sent as
+/// several messages.
+pub const MAX_CLOCK_READINGS: usize = 1 << 20;
 
 /// A list of clock readings (ms, as IEEE-754 bits).
 pub(crate) fn write_readings(w: &mut Writer, readings: &[f64]) -> Result<(), EncodeError> {
-    w.list(readings, MAX_READINGS, "clock readings", |w, ms| {
+    w.list(readings, MAX_CLOCK_READINGS, "clock readings", |w, ms| {
         w.u64(ms.to_bits());
         Ok(())
     })
 }
 
 pub(crate) fn read_readings(r: &mut Reader<'_>) -> Result<Vec<f64>, DecodeError> {
-    r.list(MAX_READINGS, "clock readings", |r| {
+    r.list(MAX_CLOCK_READINGS, "clock readings", |r| {
         Ok(f64::from_bits(r.u64()?))
     })
 }

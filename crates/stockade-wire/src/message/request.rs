@@ -90,6 +90,10 @@ pub enum Request {
     /// The next feed's clock readings, in the order it reads the clock (a
     /// journal's replay); the worker answers Restored (protocol 4).
     Replay { clock_ms: Vec<f64> },
+    /// Between feeds: a journaled session's randomness goes on from a
+    /// stream keyed by this seed too (protocol 4), so that two restores of
+    /// one dump draw different numbers from then on. Answered by Restored.
+    Reseed { seed: u64 },
 }
 
 impl Request {
@@ -104,6 +108,7 @@ impl Request {
             Request::Snapshot => tag::SNAPSHOT,
             Request::Restore { .. } => tag::RESTORE,
             Request::Replay { .. } => tag::REPLAY,
+            Request::Reseed { .. } => tag::RESEED,
         }
     }
 
@@ -119,6 +124,7 @@ impl Request {
             Request::Snapshot => "Snapshot",
             Request::Restore { .. } => "Restore",
             Request::Replay { .. } => "Replay",
+            Request::Reseed { .. } => "Reseed",
         }
     }
 }
@@ -171,7 +177,7 @@ pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>,
             w.u32(*protocol_version);
             write_label(&mut w, package_version, MAX_LABEL, "package version")?;
             configure::write_setup(&mut w, engine, *sandbox, limits);
-            configure::write_engine_config(&mut w, engine)?;
+            configure::write_engine_config(&mut w, engine, *protocol_version)?;
             w.opt_u64(*verified_seccomp);
         }
         Request::Feed {
@@ -219,6 +225,7 @@ pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>,
             })?;
         }
         Request::Replay { clock_ms } => write_readings(&mut w, clock_ms)?,
+        Request::Reseed { seed } => w.u64(*seed),
         Request::Close | Request::Snapshot => {}
     }
     finish_frame(w, limits)
@@ -245,7 +252,7 @@ pub fn decode_request(payload: &[u8], limits: &WireLimits) -> Result<Request, De
             let (interpreter, sandbox, limits) = configure::read_setup(&mut r)?;
             // In wire order: the engine's configuration, then the fingerprint.
             Request::Configure {
-                engine: configure::read_engine_config(&mut r, interpreter)?,
+                engine: configure::read_engine_config(&mut r, interpreter, protocol_version)?,
                 verified_seccomp: r.opt_u64()?,
                 protocol_version,
                 package_version,
@@ -287,6 +294,7 @@ pub fn decode_request(payload: &[u8], limits: &WireLimits) -> Result<Request, De
         tag::REPLAY => Request::Replay {
             clock_ms: read_readings(&mut r)?,
         },
+        tag::RESEED => Request::Reseed { seed: r.u64()? },
         tag::RESTORE => Request::Restore {
             image: r.bytes()?,
             functions: r.list(MAX_LISTED_CALLS, "host functions", |r| {
