@@ -43,6 +43,9 @@ pub struct CPythonEngine {
     /// needed.
     event_loop: Py<PyAny>,
     pending_call: Py<PyAny>,
+    /// guest.py's `reseed`: a journaled session's randomness takes more
+    /// seed after a restore.
+    reseed: Py<PyAny>,
     clock: Arc<Clock>,
     max_duration: Option<Duration>,
     max_memory: Option<u64>,
@@ -126,6 +129,7 @@ impl CPythonEngine {
                 .unbind(),
             event_loop: event_loop.unbind(),
             pending_call: guest.getattr("pending_call").map_err(text)?.unbind(),
+            reseed: guest.getattr("reseed").map_err(text)?.unbind(),
             show_sources: guest.getattr("show_sources").map_err(text)?.unbind(),
             feed_ended: guest.getattr("feed_ended").map_err(text)?.unbind(),
             forget_pending: guest.getattr("forget_pending").map_err(text)?.unbind(),
@@ -492,6 +496,16 @@ impl Engine for CPythonEngine {
 
     fn replay_clock(&mut self, readings: Vec<f64>) -> Result<(), String> {
         crate::journal::replay(readings)
+    }
+
+    fn reseed(&mut self, seed: u64) -> Result<(), String> {
+        Python::attach(|py| {
+            self.reseed
+                .bind(py)
+                .call1((seed,))
+                .map(drop)
+                .map_err(|err| err.to_string())
+        })
     }
 
     fn name(&self) -> String {

@@ -409,29 +409,48 @@ class TimeLimit(TimeoutError):
 
 
 #: The clocks a journaled session reads through the host's journal, by
-#: kind (the wall clock first; the others are steady): the `time` function
-#: for seconds, and its nanosecond twin.
+#: kind (journal.rs: 0 the wall clock; 1 to 3 steady, never backwards
+#: across a restore; 4 per thread): the `time` function for seconds, and
+#: its nanosecond twin.
 _CLOCKS = (("time", "time_ns"), ("monotonic", "monotonic_ns"),
            ("perf_counter", "perf_counter_ns"), ("process_time", "process_time_ns"),
            ("thread_time", "thread_time_ns"))
+
+#: Set by `journal`: mixes a seed from the host into the session's stream.
+_reseed = None
+
+
+def _named_like(function, original, module):
+    """`function`, named and documented as the `original` it stands for."""
+    function.__name__ = original.__name__
+    function.__qualname__ = getattr(original, "__qualname__", original.__name__)
+    function.__module__ = module
+    function.__doc__ = original.__doc__
+    return function
 
 
 def journal(seed):
     """Makes a dumpable session's outside world replayable (the host keeps
     a journal of it): every clock the `time` and `datetime` modules read
     goes through the journal, and `os.urandom`, `os.getrandom` and every
-    `random` generator seeded from the system draw from a stream keyed by
-    `seed` instead. A replay in a fresh worker with the same seed and the
-    journal's readings then sees what the session saw."""
+    `random` generator seeded from the system draw from a SHAKE-256 stream
+    keyed by `seed` instead. A replay in a fresh worker with the same seed
+    and the journal's readings then sees what the session saw."""
+    global _reseed
     import gc
+    import itertools
+    import operator
     import os
     import time
     import datetime
     import random
-    from _blake2 import blake2b
-    from stockade_cpython import read_clock, replace_class_attribute
+    import stockade_cpython
+    from _sha3 import shake_256
 
-    def journaled(kind, seconds_name, ns_name):
+    read_clock = stockade_cpython.read_clock
+    replace_class_attribute = stockade_cpython.replace_class_attribute
+
+    def clock_pair(kind, seconds_name, ns_name):
         live = getattr(time, seconds_name)
 
         def seconds():
@@ -440,41 +459,40 @@ def journal(seed):
         def nanoseconds():
             return int(read_clock(kind, live()) * 1e9)
 
-        for function, name in ((seconds, seconds_name), (nanoseconds, ns_name)):
-            function.__name__ = function.__qualname__ = name
-            function.__module__ = "time"
-            function.__doc__ = getattr(time, name).__doc__
-            setattr(time, name, function)
+        setattr(time, seconds_name, _named_like(seconds, live, "time"))
+        setattr(time, ns_name, _named_like(nanoseconds, getattr(time, ns_name), "time"))
 
     for kind, (seconds_name, ns_name) in enumerate(_CLOCKS):
-        journaled(kind, seconds_name, ns_name)
-
-    # The functions that read the wall clock when given no time.
+        clock_pair(kind, seconds_name, ns_name)
     wall = time.time
+
+    # The functions that read the wall clock when given no time (or None).
+    def now_unless_given(convert):
+        def converted(secs=None):
+            return convert(wall() if secs is None else secs)
+        return _named_like(converted, convert, "time")
+
     for name in ("localtime", "gmtime", "ctime"):
-        def now_unless_given(secs=None, _convert=getattr(time, name)):
-            return _convert(wall() if secs is None else secs)
-        now_unless_given.__name__ = now_unless_given.__qualname__ = name
-        now_unless_given.__module__ = "time"
-        setattr(time, name, now_unless_given)
+        setattr(time, name, now_unless_given(getattr(time, name)))
+    # These take a time tuple, which only leaving it out replaces (None is
+    # a TypeError, as it is without the journal).
+    missing = object()
     asctime, strftime, localtime = time.asctime, time.strftime, time.localtime
 
-    def asctime_(t=None):
-        return asctime(localtime() if t is None else t)
+    def asctime_(t=missing):
+        return asctime(localtime() if t is missing else t)
 
-    def strftime_(format, t=None):
-        return strftime(format, localtime() if t is None else t)
+    def strftime_(format, t=missing):
+        return strftime(format, localtime() if t is missing else t)
 
-    for function, name in ((asctime_, "asctime"), (strftime_, "strftime")):
-        function.__name__ = function.__qualname__ = name
-        function.__module__ = "time"
-        setattr(time, name, function)
+    time.asctime = _named_like(asctime_, asctime, "time")
+    time.strftime = _named_like(strftime_, strftime, "time")
 
     # `date.today()` asks `time.time()` already; `now` and `utcnow` read
     # the system clock in C, so the class's own dict takes new ones.
     moment = datetime.datetime
-    real = gc.get_referents(moment.__dict__)
-    if len(real) != 1 or not isinstance(real[0], dict) or real[0].get("now") is not moment.__dict__["now"]:
+    own = gc.get_referents(moment.__dict__)
+    if len(own) != 1 or not isinstance(own[0], dict) or own[0].get("now") is not moment.__dict__["now"]:
         raise RuntimeError("cannot journal datetime.now on this interpreter")
 
     def now(cls, tz=None):
@@ -484,40 +502,58 @@ def journal(seed):
         return cls.utcfromtimestamp(wall())
 
     for function in (now, utcnow):
+        original = getattr(moment, function.__name__)
         function.__qualname__ = "datetime." + function.__name__
         function.__module__ = "datetime"
-        replace_class_attribute(moment, real[0], function.__name__, classmethod(function))
+        function.__doc__ = original.__doc__
+        replace_class_attribute(moment, own[0], function.__name__, classmethod(function))
 
-    # Randomness: a counter-mode stream keyed by the seed.
-    key = seed.to_bytes(8, "little")
-    blocks = [0]
+    # Randomness: SHAKE-256 over the key and a call counter (one call per
+    # draw, whatever its size; the counter is atomic across threads).
+    key = [shake_256(b"stockade urandom\0" + seed.to_bytes(8, "little")).digest(32)]
+    calls = itertools.count()
 
     def urandom(size):
-        size = size.__index__()
+        size = operator.index(size)
         if size < 0:
             raise ValueError("negative argument not allowed")
-        out = bytearray()
-        while len(out) < size:
-            out += blake2b(blocks[0].to_bytes(8, "little"), key=key,
-                           person=b"stockade-urandom").digest()
-            blocks[0] += 1
-        return bytes(out[:size])
+        if size > sys.maxsize:
+            raise OverflowError("Python int too large to convert to C ssize_t")
+        return shake_256(key[0] + next(calls).to_bytes(8, "little")).digest(size)
 
     def getrandom(size, flags=0):
+        operator.index(flags)
         return urandom(size)
 
-    urandom.__module__ = getrandom.__module__ = "os"
-    os.urandom = urandom
-    os.getrandom = getrandom
-    random._urandom = urandom
+    os.urandom = _named_like(urandom, os.urandom, "os")
+    os.getrandom = _named_like(getrandom, os.getrandom, "os")
+    random._urandom = os.urandom
     seed_from = random.Random.seed
 
     def seeded(self, a=None, version=2):
         if a is None:
-            a = int.from_bytes(urandom(32), "little")
+            a = int.from_bytes(os.urandom(32), "little")
         return seed_from(self, a, version)
 
-    seeded.__qualname__ = "Random.seed"
-    random.Random.seed = seeded
+    random.Random.seed = _named_like(seeded, seed_from, "random")
     random.seed = random._inst.seed
     random._inst.seed()
+
+    def reseed(more):
+        key[0] = shake_256(key[0] + b"reseed\0" + more.to_bytes(8, "little")).digest(32)
+        random._inst.seed()
+
+    _reseed = reseed
+    # The hash seed was for the interpreter's start; the guest's
+    # environment is as empty as any session's.
+    os.environ.pop("PYTHONHASHSEED", None)
+    # The journal's own entry points stay with the closures above.
+    del stockade_cpython.read_clock, stockade_cpython.replace_class_attribute
+
+
+def reseed(more):
+    """Mixes `more` (from the host, after a restore) into the session's
+    random stream, and reseeds `random`'s generator from it."""
+    if _reseed is None:
+        raise RuntimeError("this session does not journal its randomness")
+    _reseed(more)

@@ -4,8 +4,7 @@
 //! journaled clock and a seeded randomness in place of the interpreter's.
 //!
 //! Readings are seconds as the `time` module gives them; `kind` tells the
-//! clocks apart (guest.py's `_CLOCKS`), 0 being the wall clock and every
-//! other one steady (never backwards across a restore).
+//! clocks apart (guest.py's `_CLOCKS`).
 
 use std::sync::{Mutex, MutexGuard};
 
@@ -14,8 +13,11 @@ use pyo3::types::PyType;
 use stockade_worker_core::clock_journal::{self, ClockJournal};
 use stockade_worker_core::engine::SharedLink;
 
-/// The wall clock's kind; the others are steady.
-const WALL: u32 = 0;
+/// Clock kinds, as guest.py's `_CLOCKS` numbers them: the wall clock (0),
+/// the steady ones (1 to 3: monotonic, perf_counter, process_time), and
+/// the per-thread one (4), which no one offset could keep steady.
+const STEADY: std::ops::RangeInclusive<u32> = 1..=3;
+const KINDS: u32 = 5;
 
 /// The session's journal, once the host asked for one. A Mutex: guest
 /// threads read the clock too (their readings join the session thread's,
@@ -35,11 +37,16 @@ pub fn start() {
 /// A clock reading the guest gets: the next replayed one, or `live` (what
 /// the interpreter's own clock just read), kept for the host.
 #[pyfunction]
-pub fn read_clock(kind: u32, live: f64) -> f64 {
-    match journal().as_mut() {
-        Some(journal) => journal.read(kind, kind != WALL, || live),
-        None => live,
+pub fn read_clock(kind: u32, live: f64) -> PyResult<f64> {
+    if kind >= KINDS {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "no clock of kind {kind}"
+        )));
     }
+    Ok(match journal().as_mut() {
+        Some(journal) => journal.read(kind, STEADY.contains(&kind), || live),
+        None => live,
+    })
 }
 
 /// Replaces attribute `name` of `class`, an extension type whose dict

@@ -11,6 +11,8 @@
 
 use std::collections::VecDeque;
 
+use stockade_wire::{MAX_CLOCK_READINGS, Response};
+
 use crate::engine::SharedLink;
 
 /// One steady clock's state: the last reading given, and how far live
@@ -68,9 +70,10 @@ impl ClockJournal {
         reading
     }
 
-    /// The next feed reads `readings` first, in order.
+    /// The next feed reads `readings` first, in order, after any a
+    /// Replay before it gave (a long journal comes in several).
     pub fn replay(&mut self, readings: Vec<f64>) {
-        self.replay = readings.into();
+        self.replay.extend(readings);
     }
 
     /// The readings made since the last report. At a feed's end
@@ -90,11 +93,11 @@ impl ClockJournal {
     }
 }
 
-/// Sends `readings` (if any) as a Clock message, after the prints made
-/// before them; gives them back when they cannot be sent (the feed read
-/// the clock more often than one message carries, or the link is busy or
-/// gone).
-pub fn report(link: &SharedLink, readings: Vec<f64>) -> Result<(), Vec<f64>> {
+/// Sends `readings` (if any) as Clock messages, after the prints made
+/// before them, as many as it takes (each carries at most
+/// `MAX_CLOCK_READINGS`); gives back those not sent when the link is busy
+/// or gone.
+pub fn report(link: &SharedLink, mut readings: Vec<f64>) -> Result<(), Vec<f64>> {
     if readings.is_empty() {
         return Ok(());
     }
@@ -102,16 +105,18 @@ pub fn report(link: &SharedLink, readings: Vec<f64>) -> Result<(), Vec<f64>> {
         return Err(readings);
     };
     link.flush_prints();
-    let message = stockade_wire::Response::Clock {
-        readings_ms: readings,
-    };
-    match link.out.send(&message) {
-        Ok(_) => Ok(()),
-        Err(_) => match message {
-            stockade_wire::Response::Clock { readings_ms } => Err(readings_ms),
-            _ => Err(Vec::new()),
-        },
+    let mut sent = 0;
+    while sent < readings.len() {
+        let end = readings.len().min(sent + MAX_CLOCK_READINGS);
+        let message = Response::Clock {
+            readings_ms: readings[sent..end].to_vec(),
+        };
+        if link.out.send(&message).is_err() {
+            return Err(readings.split_off(sent));
+        }
+        sent = end;
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -140,6 +145,15 @@ mod tests {
         assert_eq!(journal.read(1, true, || 12.0), 5002.0);
         // The wall clock is never moved.
         assert_eq!(journal.read(0, false, || 10.0), 10.0);
+    }
+
+    #[test]
+    fn replays_given_in_parts_are_read_in_order() {
+        let mut journal = ClockJournal::new();
+        journal.replay(vec![1.0]);
+        journal.replay(vec![2.0]);
+        assert_eq!(journal.read(0, false, || 9.0), 1.0);
+        assert_eq!(journal.read(0, false, || 9.0), 2.0);
     }
 
     #[test]

@@ -86,6 +86,14 @@ pub trait Engine {
         Err("this engine does not journal its clock".into())
     }
 
+    /// Mixes `seed` into the randomness a journaled session draws from, so
+    /// that two restores of one dump go on differently; the reason in
+    /// words when the engine seeds nothing.
+    fn reseed(&mut self, seed: u64) -> Result<(), String> {
+        let _ = seed;
+        Err("this engine does not seed its randomness".into())
+    }
+
     /// The session between feeds as bytes only this engine, at this
     /// version, reads back; the reason in words when it cannot (the host
     /// then keeps a journal instead).

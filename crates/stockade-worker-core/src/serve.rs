@@ -258,6 +258,12 @@ pub fn serve(configured: Configured) -> i32 {
                     Err(why) => protocol_violation(&*engine, format!("Replay refused: {why}")),
                 }
             }
+            Incoming::Request(Request::Reseed { seed }) => match engine.reseed(seed) {
+                Ok(()) => Response::Restored {
+                    elapsed_us: engine.elapsed_us(),
+                },
+                Err(why) => protocol_violation(&*engine, format!("Reseed refused: {why}")),
+            },
             Incoming::Request(Request::Snapshot) => match engine.snapshot() {
                 Ok(image) => Response::Image {
                     elapsed_us: engine.elapsed_us(),

@@ -82,8 +82,11 @@ pub struct Session {
     /// The session has run (or restored) something: a dump restores only
     /// into a session that has not.
     fed: bool,
-    /// What a dump of a dumpable QuickJS session replays.
+    /// What a dump of a dumpable QuickJS or CPython session replays.
     journal: Option<journal::Journal>,
+    /// The session was restored from a journal: its randomness takes a
+    /// fresh seed before the next feed (`Session::reseed`).
+    reseed_before_feed: bool,
 }
 
 impl std::fmt::Debug for Session {
@@ -282,6 +285,9 @@ impl Session {
         self.refuse_if_suspended()?;
         for (name, value) in &inputs {
             check_input(name, value, &self.wire)?;
+        }
+        if std::mem::take(&mut self.reseed_before_feed) {
+            self.reseed()?;
         }
         self.fed = true;
         let functions = self.function_names();

@@ -29,6 +29,9 @@ pub(crate) enum EntryKind {
     Completed = 5,
     /// The feed raised.
     Raised = 6,
+    /// A Reseed the host sent between feeds after a restore (a request
+    /// frame): a replay sends it again at the same place.
+    Reseed = 7,
 }
 
 impl EntryKind {
@@ -40,6 +43,7 @@ impl EntryKind {
             4 => EntryKind::Clock,
             5 => EntryKind::Completed,
             6 => EntryKind::Raised,
+            7 => EntryKind::Reseed,
             _ => return None,
         })
     }
@@ -65,6 +69,7 @@ impl Entry {
             EntryKind::Answer => "the host's answer".into(),
             EntryKind::Completed => "the feed's end".into(),
             EntryKind::Raised => "the feed raising an exception".into(),
+            EntryKind::Reseed => "a reseed after a restore".into(),
             EntryKind::Clock => match response() {
                 Some(Response::Clock { readings_ms }) => {
                     format!("{} clock readings", readings_ms.len())
@@ -81,13 +86,27 @@ impl Entry {
     }
 }
 
-/// A seed for a journaled session's randomness, different from session
-/// to session and unpredictable outside the host (it keys a CPython
-/// guest's `os.urandom`; a guest can learn its own seed, which tells it
-/// nothing it could not draw itself). 64 bits: see docs/sessions.md.
+/// A seed for a journaled session's randomness (and, after a restore, the
+/// seed mixed into it): from the kernel's random source, so that it is
+/// unpredictable outside the host and different from session to session.
+/// A guest can learn its own seed, which tells it nothing it could not
+/// draw itself. 64 bits: see docs/sessions.md.
 pub(crate) fn fresh_seed() -> u64 {
-    use std::hash::BuildHasher;
-    std::hash::RandomState::new().hash_one(std::time::SystemTime::now())
+    let mut bytes = [0u8; 8];
+    let mut filled = 0;
+    while filled < bytes.len() {
+        match rustix::rand::getrandom(&mut bytes[filled..], rustix::rand::GetRandomFlags::empty()) {
+            Ok(read) => filled += read,
+            Err(rustix::io::Errno::INTR) => {}
+            // No getrandom (a kernel before 3.17): std's hasher keys come
+            // from the OS's randomness too.
+            Err(_) => {
+                use std::hash::BuildHasher;
+                return std::hash::RandomState::new().hash_one(std::time::SystemTime::now());
+            }
+        }
+    }
+    u64::from_le_bytes(bytes)
 }
 
 /// A session's journal so far.
@@ -132,6 +151,7 @@ impl Journal {
             Request::Resume { .. } | Request::LookupReply(_) | Request::Resolve { .. } => {
                 EntryKind::Answer
             }
+            Request::Reseed { .. } => EntryKind::Reseed,
             _ => return,
         };
         self.push(kind, frame.to_vec());

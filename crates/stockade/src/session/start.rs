@@ -115,6 +115,7 @@ impl Session {
             step_futures: Default::default(),
             fed: false,
             journal,
+            reseed_before_feed: false,
         };
         session.configure()?;
         session.start_supervision()?;

@@ -61,6 +61,8 @@ pub struct JavaScriptEngine {
     // Field order matters: values saved outside the context drop first,
     // then the context, then its runtime.
     timers: Option<Persistent<Object<'static>>>,
+    /// random.js's `reseed`, when the host seeded Math.random.
+    reseed: Option<Persistent<Function<'static>>>,
     /// Results come back as their util.inspect text.
     inspect_results: bool,
     context: Context,
@@ -165,7 +167,7 @@ impl JavaScriptEngine {
         // A frozen clock needs no journal: it reads the same every time.
         let clock_journal =
             (config.report_clock && config.frozen_clock_ms.is_none()).then(JournaledClock::new);
-        let timers = context.with(|ctx| -> Result<_, String> {
+        let (timers, reseed) = context.with(|ctx| -> Result<_, String> {
             if let Some(max) = config.max_buffer_bytes {
                 let collect = Function::new(ctx.clone(), |ctx: Ctx| ctx.run_gc())
                     .map_err(|err| err.to_string())?;
@@ -203,17 +205,22 @@ impl JavaScriptEngine {
             if let Some(journal) = &clock_journal {
                 journal.install(&ctx)?;
             }
-            if let Some(seed) = config.random_seed {
-                let (high, low) = ((seed >> 32) as u32, seed as u32);
-                run_script::<_, ()>(&ctx, "seeded random", RANDOM, (high, low))?;
-            }
+            let reseed = match config.random_seed {
+                Some(seed) => {
+                    let (high, low) = ((seed >> 32) as u32, seed as u32);
+                    let reseed: Function = run_script(&ctx, "seeded random", RANDOM, (high, low))?;
+                    Some(Persistent::save(&ctx, reseed))
+                }
+                None => None,
+            };
             if config.strict_eval {
                 run_script::<_, ()>(&ctx, "strict eval", STRICT, ())?;
             }
-            Ok(timers)
+            Ok((timers, reseed))
         })?;
         Ok(Self {
             timers,
+            reseed,
             inspect_results: config.inspect_results,
             context,
             _runtime: runtime,
@@ -550,6 +557,20 @@ impl Engine for JavaScriptEngine {
             ));
         }
         Ok(reply)
+    }
+
+    fn reseed(&mut self, seed: u64) -> Result<(), String> {
+        let Some(reseed) = &self.reseed else {
+            return Err("this session's Math.random was not seeded by the host".into());
+        };
+        let reseed = reseed.clone();
+        self.context.with(|ctx| {
+            let (high, low) = ((seed >> 32) as u32, seed as u32);
+            reseed
+                .restore(&ctx)
+                .and_then(|reseed| reseed.call::<_, ()>((high, low)))
+                .map_err(|err| format!("cannot reseed Math.random: {err}"))
+        })
     }
 
     fn replay_clock(&mut self, readings: Vec<f64>) -> Result<(), String> {

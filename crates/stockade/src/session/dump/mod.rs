@@ -243,6 +243,9 @@ impl Session {
             self.replay(&entries, body.suspension)?;
             let recorded = Duration::from_micros(body.elapsed_us);
             self.elapsed = self.elapsed.max(recorded);
+            // Two restores of one dump must not draw the same numbers from
+            // here on; the feed in flight, if any, finishes on the old ones.
+            self.reseed_before_feed = true;
             return Ok(());
         }
         self.fed = true;
@@ -257,6 +260,20 @@ impl Session {
             None => self.await_restored(),
             Some(suspension) => self.resume_suspension(suspension),
         }
+    }
+
+    /// Mixes a fresh seed into a restored journaled session's randomness
+    /// (journaled, so that a replay of this session mixes in the same).
+    pub(in crate::session) fn reseed(&mut self) -> Result<(), Error> {
+        self.answer(&Request::Reseed {
+            seed: crate::session::journal::fresh_seed(),
+        })?;
+        self.await_restored().map_err(|err| match err {
+            Error::DumpRejected(why) => {
+                Error::Protocol(format!("cannot reseed the session: {why}"))
+            }
+            other => other,
+        })
     }
 
     /// Waits for an idle restore's Restored.

@@ -7,7 +7,9 @@
 
 use std::time::Instant;
 
-use stockade_wire::{FRAME_HEADER_LEN, Request, Response, WireLimits, decode_response};
+use stockade_wire::{
+    FRAME_HEADER_LEN, MAX_CLOCK_READINGS, Request, Response, WireLimits, decode_response,
+};
 
 use super::body::Suspension;
 use crate::error::Error;
@@ -56,6 +58,15 @@ impl Session {
             feed: 0,
         };
         while let Some(feed) = entries.get(cursor.at) {
+            if feed.kind == EntryKind::Reseed {
+                cursor.at += 1;
+                self.send(&feed.frame)?;
+                if let Some(journal) = &mut self.journal {
+                    journal.replayed(feed);
+                }
+                self.await_restored()?;
+                continue;
+            }
             if feed.kind != EntryKind::Feed {
                 return Err(Error::DumpRejected(
                     "its journal does not start a feed where one should start".into(),
@@ -168,8 +179,16 @@ impl Session {
         Ok(())
     }
 
-    /// Gives the worker the next feed's clock readings.
+    /// Gives the worker the next feed's clock readings, in as many Replay
+    /// messages as they take.
     fn replay_clock(&mut self, clock_ms: Vec<f64>) -> Result<(), Error> {
+        for part in clock_ms.chunks(MAX_CLOCK_READINGS) {
+            self.replay_clock_part(part.to_vec())?;
+        }
+        Ok(())
+    }
+
+    fn replay_clock_part(&mut self, clock_ms: Vec<f64>) -> Result<(), Error> {
         self.answer(&Request::Replay { clock_ms })?;
         let deadline = TurnDeadline {
             at: Instant::now() + self.options.request_timeout,
