@@ -207,3 +207,17 @@ fn a_value_too_large_to_take_makes_the_session_undumpable() {
         other => panic!("expected a refusal, got {other:?}"),
     }
 }
+
+#[test]
+fn a_feed_reading_the_clock_more_often_than_one_message_carries_replays() {
+    // 2^20 readings fit one Clock message; this feed makes more, and so
+    // does the next one, which must not be refused for the first's sake.
+    let mut session = Session::new(dumpable_js()).unwrap();
+    let code = "{ let last = 0; for (let i = 0; i < 1100000; i++) last = Date.now(); globalThis.t = last; } 1";
+    assert_eq!(session.run(code).unwrap(), Value::Int(1));
+    assert_eq!(session.run(code).unwrap(), Value::Int(1));
+    let before = session.run("t").unwrap();
+    let bytes = session.dump(&seal()).unwrap();
+    let mut restored = Session::restore(dumpable_js(), &seal(), &bytes).unwrap();
+    assert_eq!(restored.run("t").unwrap(), before);
+}
