@@ -294,6 +294,43 @@ impl Link {
     }
 }
 
+impl Link {
+    /// Asks the parent to serve an OS call (a file, the environment, the
+    /// time) and waits for its OsReply, serving Snapshots of the suspended
+    /// session meanwhile.
+    pub fn os_call_imaging(
+        &mut self,
+        elapsed_us: u64,
+        name: String,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+        image: Imager<'_>,
+    ) -> Result<CallOutcome, Interrupt> {
+        let call = Response::OsCall {
+            elapsed_us,
+            name,
+            args,
+            kwargs,
+        };
+        self.ask(call, image, |reply| match reply {
+            Request::OsReply(CallOutcome::Abort(message)) => Err(aborted(message)),
+            Request::OsReply(outcome) => Ok(outcome),
+            other => Err(out_of_turn("an OsReply", &other)),
+        })
+    }
+
+    /// As `os_call_imaging`, for an engine that cannot image itself.
+    pub fn os_call(
+        &mut self,
+        elapsed_us: u64,
+        name: String,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> Result<CallOutcome, Interrupt> {
+        self.os_call_imaging(elapsed_us, name, args, kwargs, &mut no_image)
+    }
+}
+
 /// Makes the image of a suspended session, for a Snapshot that arrives
 /// while it waits (or says why it cannot).
 pub type Imager<'a> = &'a mut dyn FnMut() -> Result<Vec<u8>, String>;

@@ -26,6 +26,7 @@
 mod async_session;
 mod cpython;
 mod error;
+mod files;
 mod host;
 #[cfg(feature = "tokio")]
 mod inflight;
@@ -52,6 +53,7 @@ pub use cpython::{
 pub use error::{
     ConfigurationError, ConfigurationKind, CrashInfo, Error, ErrorKind, GuestError, TimeLimit,
 };
+pub use files::{DEFAULT_MAX_FILE_MEMORY, Mount, MountMode};
 pub use host::{Args, HostError, HostResult, REDACTED};
 pub use javascript_options::{JavaScriptOptions, MAX_STACK_BYTES};
 pub use keyed::{CHECKOUT_OPTIONS, OptionValue, SESSION_OPTIONS};

@@ -141,6 +141,14 @@ pub struct SessionOptions {
     /// so that the next `Session::new` with the same worker options takes
     /// it instead of paying a cold start. Default: true.
     pub spare: bool,
+    /// Host directories the guest sees at paths of its own, each read
+    /// only, read-write or as an overlay (docs/files.md). Fixed for the
+    /// session; each session gets its own overlays. Default: none.
+    pub mounts: Vec<crate::files::Mount>,
+    /// Host memory a session's files may take: the overlays' data, and any
+    /// one read or write; past it the guest meets MemoryError. Default:
+    /// `DEFAULT_MAX_FILE_MEMORY` (100 MB).
+    pub max_file_memory: u64,
     /// A dumpable CPython session's seed: chosen when its worker starts,
     /// or the dump's when one is restored.
     pub(crate) journal_seed: Option<u64>,
@@ -194,6 +202,8 @@ impl SessionOptions {
             cpython: CPythonOptions::default(),
             spare: true,
             dumpable: false,
+            mounts: Vec::new(),
+            max_file_memory: crate::files::DEFAULT_MAX_FILE_MEMORY,
             journal_seed: None,
         }
     }
@@ -240,6 +250,8 @@ impl SessionOptions {
         spare(keep: bool) => spare = keep;
         /// Whether the session keeps what a dump needs (see the field).
         dumpable(keep: bool) => dumpable = keep;
+        /// Host memory the session's files may take (see the field).
+        max_file_memory(bytes: u64) => max_file_memory = bytes;
     }
 
     /// Lets host-function exception messages reach the guest unchanged.

@@ -87,6 +87,10 @@ pub struct Session {
     /// The session was restored from a journal: its randomness takes a
     /// fresh seed before the next feed (`Session::reseed`).
     reseed_before_feed: bool,
+    /// A journal is being replayed: OS calls are answered from it.
+    replaying: bool,
+    /// The mounts as this session sees them, made at its first OS call.
+    files: Option<crate::files::SessionFiles>,
 }
 
 impl std::fmt::Debug for Session {

@@ -36,6 +36,7 @@ pub(crate) mod tag {
     pub const RESTORE: u8 = 0x08;
     pub const REPLAY: u8 = 0x09;
     pub const RESEED: u8 = 0x0a;
+    pub const OS_REPLY: u8 = 0x0b;
 
     pub const READY: u8 = 0x81;
     pub const PRINT: u8 = 0x82;
@@ -48,6 +49,7 @@ pub(crate) mod tag {
     pub const IMAGE: u8 = 0x89;
     pub const RESTORED: u8 = 0x8a;
     pub const CLOCK: u8 = 0x8b;
+    pub const OS_CALL: u8 = 0x8c;
 }
 
 /// Longest name (of a host function, an input, a looked-up name) in bytes.

@@ -94,6 +94,10 @@ pub enum Request {
     /// stream keyed by this seed too (protocol 4), so that two restores of
     /// one dump draw different numbers from then on. Answered by Restored.
     Reseed { seed: u64 },
+    /// What an OsCall gets: the operation's value, or the exception it
+    /// raises in the guest (protocol 4). Abort ends the feed; Pending is
+    /// not an answer to an OsCall.
+    OsReply(CallOutcome),
 }
 
 impl Request {
@@ -109,6 +113,7 @@ impl Request {
             Request::Restore { .. } => tag::RESTORE,
             Request::Replay { .. } => tag::REPLAY,
             Request::Reseed { .. } => tag::RESEED,
+            Request::OsReply(_) => tag::OS_REPLY,
         }
     }
 
@@ -125,6 +130,7 @@ impl Request {
             Request::Restore { .. } => "Restore",
             Request::Replay { .. } => "Replay",
             Request::Reseed { .. } => "Reseed",
+            Request::OsReply(_) => "OsReply",
         }
     }
 }
@@ -226,6 +232,14 @@ pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>,
         }
         Request::Replay { clock_ms } => write_readings(&mut w, clock_ms)?,
         Request::Reseed { seed } => w.u64(*seed),
+        Request::OsReply(outcome) => {
+            if matches!(outcome, CallOutcome::Pending) {
+                return Err(EncodeError::Invalid(
+                    "an OS call cannot be left pending".into(),
+                ));
+            }
+            write_call_outcome(&mut w, outcome)?;
+        }
         Request::Close | Request::Snapshot => {}
     }
     finish_frame(w, limits)
@@ -295,6 +309,19 @@ pub fn decode_request(payload: &[u8], limits: &WireLimits) -> Result<Request, De
             clock_ms: read_readings(&mut r)?,
         },
         tag::RESEED => Request::Reseed { seed: r.u64()? },
+        tag::OS_REPLY => {
+            let at = r.position();
+            match read_call_outcome(&mut r)? {
+                CallOutcome::Pending => {
+                    return Err(DecodeError::Invalid {
+                        what: "OS call outcome",
+                        at,
+                        detail: "an OS call cannot be left pending".into(),
+                    });
+                }
+                outcome => Request::OsReply(outcome),
+            }
+        }
         tag::RESTORE => Request::Restore {
             image: r.bytes()?,
             functions: r.list(MAX_LISTED_CALLS, "host functions", |r| {

@@ -2,7 +2,7 @@
 //! Error, Fatal, Await, Image, Restored and Clock, how each is written and read, and how to tell
 //! which one a frame holds from its first bytes alone.
 
-use crate::codec::{Code, Reader};
+use crate::codec::{Code, Reader, Writer};
 use crate::error::{DecodeError, EncodeError};
 use crate::exception::{GuestException, MAX_TRACEBACK};
 use crate::limits::WireLimits;
@@ -124,6 +124,16 @@ pub enum Response {
     /// The clock readings the feed has made, in order, sent before its end
     /// by a worker told to report them (protocol 4).
     Clock { readings_ms: Vec<f64> },
+    /// The guest asked the operating system for something (a file, the
+    /// environment, the time), named as monty names its OS calls
+    /// (`Path.read_text`, `open`, `os.getenv`, ...); the parent answers
+    /// with OsReply (protocol 4).
+    OsCall {
+        elapsed_us: u64,
+        name: String,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    },
 }
 
 impl Response {
@@ -161,6 +171,7 @@ impl Response {
             Response::Image { .. } => tag::IMAGE,
             Response::Restored { .. } => tag::RESTORED,
             Response::Clock { .. } => tag::CLOCK,
+            Response::OsCall { .. } => tag::OS_CALL,
         }
     }
 
@@ -178,6 +189,7 @@ impl Response {
             Response::Image { .. } => "Image",
             Response::Restored { .. } => "Restored",
             Response::Clock { .. } => "Clock",
+            Response::OsCall { .. } => "OsCall",
         }
     }
 
@@ -189,6 +201,7 @@ impl Response {
             | Response::Complete { elapsed_us, .. }
             | Response::Error { elapsed_us, .. }
             | Response::Await { elapsed_us, .. }
+            | Response::OsCall { elapsed_us, .. }
             | Response::Image { elapsed_us, .. }
             | Response::Restored { elapsed_us } => Some(*elapsed_us),
             _ => None,
@@ -204,6 +217,8 @@ pub enum ResponseHead {
     Complete,
     /// A host-function call: its id, and its name when the bytes held it whole.
     Call { call_id: u32, name: Option<String> },
+    /// An OS call, and its name when the bytes held it whole.
+    OsCall { name: Option<String> },
     /// Any other message (by name), or bytes that name none.
     Other(&'static str),
 }
@@ -223,6 +238,14 @@ pub fn peek_response_head(prefix: &[u8]) -> ResponseHead {
             ResponseHead::Call {
                 call_id,
                 name: r.str_capped("function name", MAX_NAME).ok(),
+            }
+        }
+        Ok(tag::OS_CALL) => {
+            if r.u64().is_err() {
+                return ResponseHead::Other("a cut OsCall");
+            }
+            ResponseHead::OsCall {
+                name: r.str_capped("OS call name", MAX_NAME).ok(),
             }
         }
         Ok(tag::READY) => ResponseHead::Other("Ready"),
@@ -266,14 +289,13 @@ pub fn encode_response(response: &Response, limits: &WireLimits) -> Result<Vec<u
         } => {
             w.u32(*call_id);
             write_label(&mut w, name, MAX_NAME, "function name")?;
-            w.u32(
-                u32::try_from(args.len())
-                    .map_err(|_| EncodeError::Invalid("too many arguments".into()))?,
-            );
-            for arg in args {
-                w.root_value(arg)?;
-            }
-            write_named_values(&mut w, kwargs)?;
+            write_arguments(&mut w, args, kwargs)?;
+        }
+        Response::OsCall {
+            name, args, kwargs, ..
+        } => {
+            write_label(&mut w, name, MAX_NAME, "OS call name")?;
+            write_arguments(&mut w, args, kwargs)?;
         }
         Response::Lookup { name, .. } => write_label(&mut w, name, MAX_NAME, "name")?,
         Response::Complete { value, .. } => w.root_value(value)?,
@@ -301,6 +323,30 @@ pub fn encode_response(response: &Response, limits: &WireLimits) -> Result<Vec<u
     finish_frame(w, limits)
 }
 
+/// A call's positional and keyword arguments.
+fn write_arguments(
+    w: &mut Writer,
+    args: &[Value],
+    kwargs: &[(String, Value)],
+) -> Result<(), EncodeError> {
+    w.u32(
+        u32::try_from(args.len()).map_err(|_| EncodeError::Invalid("too many arguments".into()))?,
+    );
+    for arg in args {
+        w.root_value(arg)?;
+    }
+    write_named_values(w, kwargs)
+}
+
+fn read_arguments(r: &mut Reader<'_>) -> Result<(Vec<Value>, Vec<(String, Value)>), DecodeError> {
+    let count = r.u32()? as usize;
+    let mut args = Vec::with_capacity(count.min(1024));
+    for _ in 0..count {
+        args.push(r.root_value()?);
+    }
+    Ok((args, read_named_values(r)?))
+}
+
 /// Decodes a response payload (the frame without its header).
 pub fn decode_response(payload: &[u8], limits: &WireLimits) -> Result<Response, DecodeError> {
     check_payload(payload, limits)?;
@@ -308,6 +354,7 @@ pub fn decode_response(payload: &[u8], limits: &WireLimits) -> Result<Response, 
     let t = r.u8()?;
     let elapsed_us = match t {
         tag::CALL
+        | tag::OS_CALL
         | tag::LOOKUP
         | tag::COMPLETE
         | tag::ERROR
@@ -330,17 +377,23 @@ pub fn decode_response(payload: &[u8], limits: &WireLimits) -> Result<Response, 
         tag::CALL => {
             let call_id = r.u32()?;
             let name = r.str_capped("function name", MAX_NAME)?;
-            let count = r.u32()? as usize;
-            let mut args = Vec::with_capacity(count.min(1024));
-            for _ in 0..count {
-                args.push(r.root_value()?);
-            }
+            let (args, kwargs) = read_arguments(&mut r)?;
             Response::Call {
                 elapsed_us,
                 call_id,
                 name,
                 args,
-                kwargs: read_named_values(&mut r)?,
+                kwargs,
+            }
+        }
+        tag::OS_CALL => {
+            let name = r.str_capped("OS call name", MAX_NAME)?;
+            let (args, kwargs) = read_arguments(&mut r)?;
+            Response::OsCall {
+                elapsed_us,
+                name,
+                args,
+                kwargs,
             }
         }
         tag::LOOKUP => Response::Lookup {

@@ -21,7 +21,7 @@ pub(crate) enum EntryKind {
     Feed = 1,
     /// An answer the host sent: Resume, LookupReply or Resolve.
     Answer = 2,
-    /// A Call, Lookup or Await the worker announced (its time zeroed).
+    /// A Call, Lookup, Await or OsCall the worker announced (its time zeroed).
     Stop = 3,
     /// The clock readings the worker reported for the feed.
     Clock = 4,
@@ -80,6 +80,7 @@ impl Entry {
                 Some(Response::Call { name, .. }) => format!("a call to `{name}`"),
                 Some(Response::Lookup { name, .. }) => format!("a lookup of `{name}`"),
                 Some(Response::Await { call_ids, .. }) => format!("an await of calls {call_ids:?}"),
+                Some(Response::OsCall { name, .. }) => format!("an OS call `{name}`"),
                 _ => "a suspension".into(),
             },
         }
@@ -148,9 +149,10 @@ impl Journal {
     pub(crate) fn sent(&mut self, request: &Request, frame: &[u8]) {
         let kind = match request {
             Request::Feed { .. } => EntryKind::Feed,
-            Request::Resume { .. } | Request::LookupReply(_) | Request::Resolve { .. } => {
-                EntryKind::Answer
-            }
+            Request::Resume { .. }
+            | Request::LookupReply(_)
+            | Request::Resolve { .. }
+            | Request::OsReply(_) => EntryKind::Answer,
             Request::Reseed { .. } => EntryKind::Reseed,
             _ => return,
         };
@@ -182,6 +184,14 @@ impl Journal {
             Response::Await { call_ids, .. } => Response::Await {
                 elapsed_us: 0,
                 call_ids: call_ids.clone(),
+            },
+            Response::OsCall {
+                name, args, kwargs, ..
+            } => Response::OsCall {
+                elapsed_us: 0,
+                name: name.clone(),
+                args: args.clone(),
+                kwargs: kwargs.clone(),
             },
             Response::Clock { .. } => {
                 self.encoded(EntryKind::Clock, response);

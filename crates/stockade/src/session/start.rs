@@ -116,6 +116,8 @@ impl Session {
             fed: false,
             journal,
             reseed_before_feed: false,
+            replaying: false,
+            files: None,
         };
         session.configure()?;
         session.start_supervision()?;

@@ -309,6 +309,9 @@ impl Session {
                     self.step_futures = StepFutures::default();
                     return Ok(Progress::Complete(value));
                 }
+                Stop::OsCall => {
+                    return Err(self.broken("an OS call stopped a turn outside a replay".into()));
+                }
                 Stop::Call {
                     call_id,
                     name,

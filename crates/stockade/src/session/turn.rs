@@ -40,6 +40,10 @@ pub(super) enum Stop {
     Await { call_ids: Vec<u32> },
     /// The feed's value.
     Complete(Value),
+    /// The guest asked for a file, the environment or the time; only a
+    /// replay stops here (it answers from the journal): otherwise the
+    /// session's files answer at once.
+    OsCall,
 }
 
 /// One turn's clock and counts.
@@ -167,8 +171,20 @@ impl Session {
                     self.answer(&Request::Resolve { results })?;
                 }
                 Stop::Complete(value) => return Ok(value),
+                Stop::OsCall => {
+                    return Err(self.broken("an OS call stopped a turn outside a replay".into()));
+                }
             }
         }
+    }
+
+    /// The session's mounts, made from its options at its first OS call
+    /// (a spare's worker knows nothing of them: they are the host's).
+    fn files(&mut self) -> &mut crate::files::SessionFiles {
+        let options = &self.options;
+        self.files.get_or_insert_with(|| {
+            crate::files::SessionFiles::new(&options.mounts, options.max_file_memory)
+        })
     }
 
     /// Counts one host call or lookup against `max_host_calls`; past it,
@@ -215,7 +231,10 @@ impl Session {
             if turn.aborted
                 && matches!(
                     response,
-                    Response::Call { .. } | Response::Lookup { .. } | Response::Await { .. }
+                    Response::Call { .. }
+                        | Response::Lookup { .. }
+                        | Response::Await { .. }
+                        | Response::OsCall { .. }
                 )
             {
                 return Err(self.broken(format!(
@@ -257,6 +276,16 @@ impl Session {
                     });
                 }
                 Response::Lookup { name, .. } => return Ok(Stop::Lookup { name }),
+                Response::OsCall { .. } if self.replaying => return Ok(Stop::OsCall),
+                Response::OsCall {
+                    name, args, kwargs, ..
+                } => {
+                    // The host's work, never the guest's time.
+                    let started = Instant::now();
+                    let outcome = self.files().call(&name, args, kwargs);
+                    turn.host_time += started.elapsed();
+                    self.answer(&Request::OsReply(outcome))?;
+                }
                 Response::Await { call_ids, .. } => return Ok(Stop::Await { call_ids }),
                 Response::Complete { value, .. } => return Ok(Stop::Complete(value)),
                 Response::Error {
@@ -400,6 +429,18 @@ impl Session {
             }
             ResponseHead::Call { .. } => {
                 Err(self.broken("the worker sent a Call after the host ended its feed".into()))
+            }
+            ResponseHead::OsCall { name } if !turn.aborted => {
+                let named = name.unwrap_or_else(|| "an OS call".to_owned());
+                self.answer(&Request::OsReply(CallOutcome::Raise(GuestException::new(
+                    "MemoryError",
+                    &format!(
+                        "{named} would take more than max_result_bytes ({limit} bytes) in the host"
+                    ),
+                ))))
+            }
+            ResponseHead::OsCall { .. } => {
+                Err(self.broken("the worker sent an OsCall after the host ended its feed".into()))
             }
             ResponseHead::Other(what) => Err(self.broken(format!(
                 "the worker sent {what} too large to read ({encoded} bytes)"

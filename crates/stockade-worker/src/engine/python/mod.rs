@@ -12,11 +12,11 @@ use stockade_wire::{
     CallOutcome, ConfigureLimits, ErrorKind, GuestException, MAX_TRACEBACK, Response,
 };
 
+mod os_result;
 mod print;
 mod suspend;
 mod values;
 
-use self::suspend::on_os_call;
 use self::values::{exception, from_wire, to_wire};
 use stockade_worker_core::engine::{Closed, Engine, Feed, SharedLink, micros};
 use stockade_worker_core::link::Link;
@@ -425,7 +425,7 @@ impl PythonEngine {
                 }
                 ReplProgress::FunctionCall(call) => self.on_call(call, elapsed, link)?,
                 ReplProgress::NameLookup(lookup) => self.on_lookup(lookup, elapsed, link)?,
-                ReplProgress::OsCall(call) => on_os_call(call, link),
+                ReplProgress::OsCall(call) => self.on_os_call(call, elapsed, link)?,
                 ReplProgress::ResolveFutures(pending) => self.on_futures(pending, elapsed, link)?,
             };
             match next {

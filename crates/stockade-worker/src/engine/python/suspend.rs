@@ -224,14 +224,57 @@ fn lost(elapsed: std::time::Duration) -> Step {
     ))
 }
 
-/// An OS call: none reaches a host yet, so every one fails in the guest.
-pub(super) fn on_os_call(call: ReplOsCall, link: &mut Link) -> Step {
-    let what: &'static str = (&call.function_call).into();
-    let refusal = MontyException::new(
-        ExcType::PermissionError,
-        Some(format!(
-            "{what} is not available: the sandbox has no operating system access"
-        )),
-    );
-    Step::Next(call.resume(refusal, PrintWriter::Callback(&mut print::to(link))))
+/// An OS call (a file, the environment, the time): the host serves it
+/// (docs/files.md), and its answer is shaped as monty wants it.
+impl PythonEngine {
+    pub(super) fn on_os_call(
+        &mut self,
+        call: ReplOsCall,
+        elapsed: u64,
+        link: &mut Link,
+    ) -> Result<Step, Closed> {
+        let name = call.function_call.name().to_owned();
+        let (args, kwargs) = call.function_call.clone().to_args();
+        // Paths cross as strings: the host serves monty's calls by name.
+        let os_arg = |object| match object {
+            MontyObject::Path(path) => stockade_wire::Value::Str(path),
+            other => to_wire(other),
+        };
+        let args = args.into_iter().map(os_arg).collect();
+        let kwargs = kwargs
+            .into_iter()
+            .map(|(key, value)| {
+                let key = match key {
+                    MontyObject::String(s) => s,
+                    other => other.to_string(),
+                };
+                (key, os_arg(value))
+            })
+            .collect();
+        let progress = ReplProgress::OsCall(call);
+        let answer = link.os_call_imaging(elapsed, name, args, kwargs, &mut || image(&progress));
+        let ReplProgress::OsCall(call) = progress else {
+            return Ok(lost(self.elapsed));
+        };
+        let result = match answer {
+            Ok(CallOutcome::Return(value)) => {
+                match super::os_result::shaped(&call.function_call, value) {
+                    Ok(object) => ExtFunctionResult::Return(object),
+                    Err(exception) => ExtFunctionResult::Error(exception),
+                }
+            }
+            // Raise; Link::os_call turns Abort into Interrupt::Abort, and
+            // the wire refuses Pending.
+            Ok(outcome) => host_result(outcome),
+            Err(interrupt) => {
+                return self.interrupted(interrupt, |exc| {
+                    call.abort(exc, PrintWriter::Callback(&mut print::to(link)))
+                });
+            }
+        };
+        Ok(Step::Next(call.resume(
+            result,
+            PrintWriter::Callback(&mut print::to(link)),
+        )))
+    }
 }

@@ -34,7 +34,9 @@ impl Session {
         suspension: Option<Suspension>,
     ) -> Result<(), Error> {
         let print = self.print.take();
+        self.replaying = true;
         let replayed = self.replay_feeds(entries, suspension);
+        self.replaying = false;
         self.print = print;
         // A replay cut short leaves a session in no state anyone asked for.
         replayed.map_err(|err| {
@@ -103,6 +105,26 @@ impl Session {
                     },
                     Ok(Stop::Lookup { name }) => Pause::Lookup { name },
                     Ok(Stop::Await { call_ids }) => Pause::Await { call_ids },
+                    // Files, the environment, the time: answered as the
+                    // journal holds, touching no file.
+                    Ok(Stop::OsCall) => match entries.get(cursor.at) {
+                        Some(answer) if answer.kind == EntryKind::Answer => {
+                            self.send(&answer.frame)?;
+                            if let Some(journal) = &mut self.journal {
+                                journal.replayed(answer);
+                            }
+                            cursor.at += 1;
+                            continue;
+                        }
+                        Some(other) => {
+                            return Err(diverged(
+                                &cursor,
+                                &other.describe(),
+                                "an OS call's answer",
+                            ));
+                        }
+                        None => return Err(diverged(&cursor, "its end", "an OS call")),
+                    },
                 };
                 if !matches!(pause, Pause::Await { .. }) {
                     // Counted, never refused: the journal answered it once.

@@ -1,0 +1,15 @@
+//! Files for guests: host directories mounted at guest paths, served by
+//! the host for every engine (docs/files.md). A guest's file access
+//! reaches the host as an OsCall (named as monty names its OS calls); the
+//! session's table answers it beneath the mounted directory's descriptor.
+
+mod mount;
+mod os_call;
+mod table;
+
+pub use mount::{Mount, MountMode};
+pub(crate) use table::SessionFiles;
+
+/// Host memory a session's files may take by default: overlay data kept,
+/// and any one read or write (100 MB).
+pub const DEFAULT_MAX_FILE_MEMORY: u64 = 100_000_000;

@@ -1,0 +1,330 @@
+//! Host mounts (docs/files.md): a guest reads, writes and lists files in
+//! the directories its host mounted, in each mode, and reaches nothing
+//! outside them, whatever it or anyone else does to the paths.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use stockade::{Error, Interpreter, Language, Mount, MountMode, Session, SessionOptions, Value};
+
+/// A fresh directory of its own for one test, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "stockade-files-{}-{}-{name}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    fn write(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.0.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn monty_with(mounts: Vec<Mount>) -> Session {
+    let mut options = SessionOptions::new(Language::Python).engine(Interpreter::Monty);
+    options.mounts = mounts;
+    Session::new(options).unwrap()
+}
+
+fn guest_error(result: Result<Value, Error>) -> stockade::GuestError {
+    match result {
+        Err(Error::Guest(guest)) => guest,
+        other => panic!("expected a guest exception, got {other:?}"),
+    }
+}
+
+const SALES: &str = "region,amount\nnorth,120\nsouth,80\nnorth,30\n";
+
+#[test]
+fn a_read_only_mount_serves_a_csv_and_refuses_writes() {
+    let uploads = Scratch::new("ro");
+    uploads.write("sales.csv", SALES);
+    let mount = Mount::new("/data", uploads.path(), MountMode::ReadOnly).unwrap();
+    let mut session = monty_with(vec![mount]);
+    let total = session
+        .run(
+            "from pathlib import Path\n\
+             rows = Path('/data/sales.csv').read_text().splitlines()[1:]\n\
+             totals = {}\n\
+             for row in rows:\n    region, amount = row.split(',')\n    totals[region] = totals.get(region, 0) + int(amount)\n\
+             totals",
+        )
+        .unwrap();
+    assert_eq!(
+        total,
+        Value::Dict(vec![
+            (Value::Str("north".into()), Value::Int(150)),
+            (Value::Str("south".into()), Value::Int(80)),
+        ])
+    );
+    assert_eq!(
+        session
+            .run("[p.name for p in Path('/data').iterdir()]")
+            .unwrap(),
+        Value::List(vec![Value::Str("sales.csv".into())])
+    );
+    let refused = guest_error(session.run("Path('/data/out.txt').write_text('x')"));
+    assert_eq!(refused.type_name, "PermissionError", "{refused:?}");
+    assert!(!uploads.path().join("out.txt").exists());
+}
+
+#[test]
+fn a_read_write_mount_writes_through_to_the_host() {
+    let reports = Scratch::new("rw");
+    let mount = Mount::new("/out", reports.path(), MountMode::ReadWrite).unwrap();
+    let mut session = monty_with(vec![mount]);
+    session
+        .run(
+            "from pathlib import Path\n\
+             Path('/out/summary').mkdir()\n\
+             with open('/out/summary/report.txt', 'w') as f:\n    f.write('north: 150\\n')\n\
+             Path('/out/summary/report.txt').rename('/out/report.txt')",
+        )
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(reports.path().join("report.txt")).unwrap(),
+        "north: 150\n"
+    );
+}
+
+#[test]
+fn overlay_writes_last_the_session_and_never_reach_the_host() {
+    let uploads = Scratch::new("overlay");
+    uploads.write("notes.txt", "original");
+    let mount = Mount::new("/work", uploads.path(), MountMode::Overlay).unwrap();
+    let mut session = monty_with(vec![mount.clone()]);
+    session
+        .run(
+            "from pathlib import Path\n\
+             Path('/work/notes.txt').write_text('scribbled')\n\
+             Path('/work/new.txt').write_text('made here')",
+        )
+        .unwrap();
+    assert_eq!(
+        session
+            .run("[Path('/work/notes.txt').read_text(), Path('/work/new.txt').read_text()]")
+            .unwrap(),
+        Value::List(vec![
+            Value::Str("scribbled".into()),
+            Value::Str("made here".into())
+        ])
+    );
+    assert_eq!(
+        std::fs::read_to_string(uploads.path().join("notes.txt")).unwrap(),
+        "original"
+    );
+    assert!(!uploads.path().join("new.txt").exists());
+    // Another session on the same mount starts from the directory itself.
+    let mut other = monty_with(vec![mount]);
+    assert_eq!(
+        other
+            .run("from pathlib import Path\n[Path('/work/notes.txt').read_text(), Path('/work/new.txt').exists()]")
+            .unwrap(),
+        Value::List(vec![Value::Str("original".into()), Value::Bool(false)])
+    );
+}
+
+#[test]
+fn escapes_from_a_mount_are_refused() {
+    let uploads = Scratch::new("escape");
+    uploads.write("ok.txt", "fine");
+    let outside = Scratch::new("outside");
+    let secret = outside.write("secret.txt", "do not read");
+    // Planted by the host (or anyone who can write there): a symlink out,
+    // and a hard link to a file outside.
+    std::os::unix::fs::symlink("/etc", uploads.path().join("etc")).unwrap();
+    std::os::unix::fs::symlink(&secret, uploads.path().join("secret-link")).unwrap();
+    let linked = std::fs::hard_link(&secret, uploads.path().join("secret-hard")).is_ok();
+    let mount = Mount::new("/data", uploads.path(), MountMode::ReadWrite).unwrap();
+    let mut session = monty_with(vec![mount]);
+    session.run("from pathlib import Path").unwrap();
+    for path in [
+        "/data/../etc/passwd",
+        "/data/../../../../etc/passwd",
+        "/etc/passwd",
+        "/data/etc/passwd",
+        "/data/secret-link",
+    ] {
+        let refused = guest_error(session.run(&format!("Path({path:?}).read_text()")));
+        assert!(
+            ["PermissionError", "FileNotFoundError", "OSError"]
+                .contains(&refused.type_name.as_str()),
+            "{path}: {refused:?}"
+        );
+        assert!(
+            !refused.message.contains("do not read"),
+            "{path}: {refused:?}"
+        );
+    }
+    if linked {
+        let refused = guest_error(session.run("Path('/data/secret-hard').read_text()"));
+        assert_eq!(refused.type_name, "PermissionError", "{refused:?}");
+        assert!(refused.message.contains("hard link"), "{refused:?}");
+    }
+    // Writing through a symlink that leads out changes nothing outside.
+    let _ = session.run("Path('/data/secret-link').write_text('overwritten')");
+    assert_eq!(std::fs::read_to_string(&secret).unwrap(), "do not read");
+    assert_eq!(
+        session.run("Path('/data/ok.txt').read_text()").unwrap(),
+        Value::Str("fine".into())
+    );
+}
+
+#[test]
+fn a_fifo_in_a_mount_is_refused_without_blocking() {
+    let uploads = Scratch::new("fifo");
+    let fifo = uploads.path().join("pipe");
+    let made = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path; mkfifo only creates the node.
+    assert_eq!(unsafe { libc::mkfifo(made.as_ptr(), 0o600) }, 0);
+    let mount = Mount::new("/data", uploads.path(), MountMode::ReadOnly).unwrap();
+    let mut options = SessionOptions::new(Language::Python)
+        .engine(Interpreter::Monty)
+        .request_timeout(std::time::Duration::from_secs(10));
+    options.mounts = vec![mount];
+    let mut session = Session::new(options).unwrap();
+    let refused =
+        guest_error(session.run("from pathlib import Path\nPath('/data/pipe').read_text()"));
+    assert!(
+        ["PermissionError", "OSError"].contains(&refused.type_name.as_str()),
+        "{refused:?}"
+    );
+    assert_eq!(session.run("1 + 1").unwrap(), Value::Int(2));
+}
+
+#[test]
+fn a_mount_stays_bound_to_the_directory_it_opened() {
+    let base = Scratch::new("bound");
+    let original = base.path().join("uploads");
+    std::fs::create_dir(&original).unwrap();
+    std::fs::write(original.join("a.txt"), "first").unwrap();
+    let mount = Mount::new("/data", &original, MountMode::ReadOnly).unwrap();
+    // The host renames the directory and puts another in its place.
+    std::fs::rename(&original, base.path().join("moved")).unwrap();
+    std::fs::create_dir(&original).unwrap();
+    std::fs::write(original.join("a.txt"), "impostor").unwrap();
+    let mut session = monty_with(vec![mount]);
+    assert_eq!(
+        session
+            .run("from pathlib import Path\nPath('/data/a.txt').read_text()")
+            .unwrap(),
+        Value::Str("first".into())
+    );
+}
+
+#[test]
+fn a_host_racing_renames_during_a_guest_loop_never_leads_out() {
+    let uploads = Scratch::new("race");
+    let outside = Scratch::new("race-outside");
+    outside.write("inner.txt", "outside!");
+    std::fs::create_dir(uploads.path().join("dir")).unwrap();
+    std::fs::write(uploads.path().join("dir/inner.txt"), "inside").unwrap();
+    let mount = Mount::new("/data", uploads.path(), MountMode::ReadOnly).unwrap();
+    let mut session = monty_with(vec![mount]);
+    // A host thread swaps `dir` between a real directory and a symlink to
+    // a directory outside, as fast as it can, while the guest reads.
+    let stop = Arc::new(AtomicBool::new(false));
+    let racer = {
+        let stop = Arc::clone(&stop);
+        let root = uploads.path().to_path_buf();
+        let target = outside.path().to_path_buf();
+        std::thread::spawn(move || {
+            let dir = root.join("dir");
+            let parked = root.join("parked");
+            while !stop.load(Ordering::Relaxed) {
+                let _ = std::fs::rename(&dir, &parked);
+                let _ = std::os::unix::fs::symlink(&target, &dir);
+                let _ = std::fs::remove_file(&dir);
+                let _ = std::fs::rename(&parked, &dir);
+            }
+        })
+    };
+    let seen = session
+        .run(
+            "from pathlib import Path\n\
+             seen = set()\n\
+             for i in range(3000):\n    try:\n        seen.add(Path('/data/dir/inner.txt').read_text())\n    except OSError:\n        seen.add('refused')\n\
+             sorted(seen)",
+        )
+        .unwrap();
+    stop.store(true, Ordering::Relaxed);
+    racer.join().unwrap();
+    let Value::List(seen) = seen else {
+        panic!("expected a list, got {seen:?}");
+    };
+    assert!(!seen.contains(&Value::Str("outside!".into())), "{seen:?}");
+    assert!(seen.contains(&Value::Str("inside".into())), "{seen:?}");
+}
+
+#[test]
+fn a_read_past_max_file_memory_is_a_memory_error() {
+    let uploads = Scratch::new("budget");
+    uploads.write("big.txt", &"x".repeat(64 * 1024));
+    let mount = Mount::new("/data", uploads.path(), MountMode::Overlay).unwrap();
+    let mut options = SessionOptions::new(Language::Python)
+        .engine(Interpreter::Monty)
+        .max_file_memory(16 * 1024);
+    options.mounts = vec![mount];
+    let mut session = Session::new(options).unwrap();
+    session.run("from pathlib import Path").unwrap();
+    let refused = guest_error(session.run("Path('/data/big.txt').read_text()"));
+    assert_eq!(refused.type_name, "MemoryError", "{refused:?}");
+    let refused = guest_error(session.run("Path('/data/new.txt').write_text('y' * 20000)"));
+    assert_eq!(refused.type_name, "MemoryError", "{refused:?}");
+    assert_eq!(session.run("len('still here')").unwrap(), Value::Int(10));
+}
+
+#[test]
+fn a_mount_of_a_missing_path_or_a_file_fails_when_made() {
+    let base = Scratch::new("invalid");
+    let file = base.write("file.txt", "not a directory");
+    for (guest, host) in [
+        ("/data", base.path().join("missing")),
+        ("/data", file),
+        ("data", base.path().to_path_buf()),
+        ("/data/../etc", base.path().to_path_buf()),
+    ] {
+        match Mount::new(guest, &host, MountMode::ReadOnly) {
+            Err(Error::Configuration(err)) => assert!(
+                err.message().contains("mount"),
+                "{guest} {}: {}",
+                host.display(),
+                err.message()
+            ),
+            other => panic!(
+                "{guest} {}: expected an error, got {other:?}",
+                host.display()
+            ),
+        }
+    }
+}
+
+#[test]
+fn without_a_mount_files_and_the_environment_are_refused() {
+    let mut session = monty_with(Vec::new());
+    let refused =
+        guest_error(session.run("from pathlib import Path\nPath('/etc/passwd').read_text()"));
+    assert_eq!(refused.type_name, "PermissionError", "{refused:?}");
+    let refused = guest_error(session.run("import os\nos.getenv('HOME')"));
+    assert_eq!(refused.type_name, "PermissionError", "{refused:?}");
+}
