@@ -7,6 +7,7 @@
 mod errors;
 mod from_python;
 mod functions;
+mod mounts;
 mod options;
 mod pool;
 mod runtime;
@@ -28,6 +29,7 @@ pub mod fuzzing {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<session::NativeSession>()?;
     m.add_class::<pool::NativePool>()?;
+    m.add_class::<mounts::NativeMount>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("SESSION_OPTIONS", stockade::SESSION_OPTIONS.to_vec())?;
     m.add("CHECKOUT_OPTIONS", stockade::CHECKOUT_OPTIONS.to_vec())?;

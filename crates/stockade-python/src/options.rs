@@ -77,6 +77,27 @@ pub fn session_options(language: &str, dict: &Bound<'_, PyDict>) -> PyResult<Ses
         .parse()
         .map_err(|err| configuration(dict.py(), format!("{err}")))?;
     let mut options = SessionOptions::new(language);
-    set_each(dict, |key, value| options.set(key, value))?;
+    let rest = dict.copy()?;
+    if let Some(mounts) = rest.get_item("mounts")? {
+        rest.del_item("mounts")?;
+        if !mounts.is_none() {
+            options.mounts = mounts_of(&mounts)?;
+        }
+    }
+    set_each(&rest, |key, value| options.set(key, value))?;
     Ok(options)
+}
+
+/// The host library's mounts from a sequence of `stockade.Mount`.
+fn mounts_of(value: &Bound<'_, PyAny>) -> PyResult<Vec<stockade::Mount>> {
+    let refused = || configuration(value.py(), "mounts= takes stockade.Mount objects".into());
+    let mut mounts = Vec::new();
+    for item in value.try_iter().map_err(|_| refused())? {
+        let item = item?;
+        let mount = item
+            .cast::<crate::mounts::NativeMount>()
+            .map_err(|_| refused())?;
+        mounts.push(mount.get().mount.clone());
+    }
+    Ok(mounts)
 }

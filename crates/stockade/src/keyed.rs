@@ -52,6 +52,7 @@ pub const SESSION_OPTIONS: &[&str] = &[
     "max_result_bytes",
     "spare",
     "dumpable",
+    "max_file_memory",
     "max_duration",
     "max_memory",
     "max_recursion_depth",
@@ -177,6 +178,7 @@ impl SessionOptions {
             "max_result_bytes" => self.max_result_bytes = v.count()?,
             "spare" => self.spare = v.flag()?,
             "dumpable" => self.dumpable = v.flag()?,
+            "max_file_memory" => self.max_file_memory = v.count()?,
             "max_duration" => self.limits.max_duration = Some(v.seconds()?),
             "max_memory" => {
                 self.limits.max_memory = match v.count()? {

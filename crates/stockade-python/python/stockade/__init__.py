@@ -13,7 +13,7 @@ from ._errors import (ConfigurationError, ConversionError, CursorError, DumpReje
                       DumpVersionMismatch, GuestError, GuestSyntaxError, MemoryLimitError,
                       ProtocolError, ReplayDiverged, ResultTooLarge, StockadeError,
                       TimeLimitError, WorkerCrashed)
-from ._native import __version__
+from ._native import Mount, __version__
 from ._pool import CHECKOUT_OPTIONS, AsyncPool, Pool
 from ._progress import Complete, FunctionCall, NameLookup, PendingFutures
 from ._sandbox import AsyncSandbox, ExecutionResult, Limits, Sandbox, run
@@ -23,7 +23,7 @@ __all__ = [
     "AsyncPool", "AsyncSandbox", "CHECKOUT_OPTIONS", "Complete", "ConfigurationError",
     "ConversionError", "CursorError", "Cycle", "DumpRejected", "DumpVersionMismatch",
     "ExecutionResult", "FunctionCall", "GuestError", "GuestSyntaxError", "Limits",
-    "MemoryLimitError", "NameLookup", "PendingFutures", "Pool", "ProtocolError",
+    "MemoryLimitError", "Mount", "NameLookup", "PendingFutures", "Pool", "ProtocolError",
     "ReplayDiverged", "Repr", "ResultTooLarge", "Sandbox", "StockadeError", "TimeLimitError", "WorkerCrashed",
     "__version__", "run",
 ]

@@ -1,6 +1,7 @@
 """Type stubs for the native extension (crates/stockade-python/src)."""
 
-from typing import Any, Callable, Dict, List, Optional, Tuple
+import os
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 __version__: str
 #: The options a session takes by name, and those a pool checkout may set.
@@ -51,3 +52,17 @@ class NativePool:
     def idle_worker_pids(self) -> list: ...
     def wait_ready(self, timeout: float) -> bool: ...
     def close(self) -> None: ...
+
+class Mount:
+    """A host directory shown to a sandbox's guest at `guest_path`: opened
+    now (a missing path or a file fails here), read only ("ro"),
+    read-write ("rw") or as an in-memory overlay ("overlay")."""
+
+    def __init__(self, guest_path: str, host_dir: Union[str, os.PathLike[str]],
+                 mode: str = "ro") -> None: ...
+    @property
+    def guest_path(self) -> str: ...
+    @property
+    def host_dir(self) -> str: ...
+    @property
+    def mode(self) -> str: ...

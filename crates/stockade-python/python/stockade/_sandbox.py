@@ -76,7 +76,8 @@ class ExecutionResult:
 #: the host library's options, less those Limits holds.
 _KEYWORD_OPTIONS = tuple(
     name for name in _native.SESSION_OPTIONS
-    if name not in {field.name for field in dataclasses.fields(Limits)} | {"sandbox", "worker"})
+    if name not in {field.name for field in dataclasses.fields(Limits)} | {"sandbox", "worker"}
+) + ("mounts",)
 
 
 def _options(language: str, limits: Optional[Limits], sandbox: str,
@@ -103,6 +104,8 @@ def _options(language: str, limits: Optional[Limits], sandbox: str,
             value = value.timestamp()
         if key == "python":
             value = os.fspath(value)
+        if key == "mounts" and isinstance(value, _native.Mount):
+            value = [value]
         if key == "site_packages":
             if isinstance(value, (str, os.PathLike)):
                 value = [value]

@@ -1,0 +1,54 @@
+"""Mounts from Python (docs/files.md): a guest reads an upload and writes
+a report through stockade.Mount, in each mode; a mount of a missing
+directory fails when it is made."""
+
+import pytest
+
+import stockade
+
+SALES = "region,amount\nnorth,120\nsouth,80\nnorth,30\n"
+SUMMARY = """
+from pathlib import Path
+totals = {}
+for row in Path('/data/sales.csv').read_text().splitlines()[1:]:
+    region, amount = row.split(',')
+    totals[region] = totals.get(region, 0) + int(amount)
+report = ''.join(f'{k}: {v}\\n' for k, v in sorted(totals.items()))
+Path('/out/report.txt').write_text(report)
+totals
+"""
+
+
+def test_an_upload_in_a_report_out(tmp_path):
+    uploads, reports = tmp_path / "uploads", tmp_path / "reports"
+    uploads.mkdir()
+    reports.mkdir()
+    (uploads / "sales.csv").write_text(SALES)
+    mounts = [stockade.Mount("/data", uploads, mode="ro"),
+              stockade.Mount("/out", reports, mode="rw")]
+    with stockade.Sandbox("python", engine="monty", mounts=mounts) as sandbox:
+        assert sandbox.run(SUMMARY) == {"north": 150, "south": 80}
+        with pytest.raises(stockade.GuestError) as refused:
+            sandbox.run("Path('/data/sales.csv').write_text('')")
+        assert refused.value.type == "PermissionError"
+    assert (reports / "report.txt").read_text() == "north: 150\nsouth: 80\n"
+    assert (uploads / "sales.csv").read_text() == SALES
+
+
+def test_overlay_writes_stay_in_the_sandbox(tmp_path):
+    (tmp_path / "notes.txt").write_text("original")
+    mount = stockade.Mount("/work", tmp_path, mode="overlay")
+    assert (mount.guest_path, mount.mode) == ("/work", "overlay")
+    with stockade.Sandbox("python", engine="monty", mounts=mount) as sandbox:
+        sandbox.run("from pathlib import Path\nPath('/work/notes.txt').write_text('changed')")
+        assert sandbox.run("Path('/work/notes.txt').read_text()") == "changed"
+    assert (tmp_path / "notes.txt").read_text() == "original"
+
+
+def test_a_mount_is_checked_when_it_is_made(tmp_path):
+    with pytest.raises(stockade.ConfigurationError, match="mount"):
+        stockade.Mount("/data", tmp_path / "missing")
+    with pytest.raises(stockade.ConfigurationError, match="not one of ro, rw, overlay"):
+        stockade.Mount("/data", tmp_path, mode="rwx")
+    with pytest.raises(stockade.ConfigurationError, match="stockade.Mount"):
+        stockade.Sandbox("python", engine="monty", mounts=["/data"])
