@@ -69,6 +69,16 @@ pub struct SessionArgs {
     /// Worker binary to use (default: $STOCKADE_WORKER, beside this program, then PATH).
     #[arg(long, value_name = "PATH")]
     worker: Option<PathBuf>,
+    /// Show a host directory to the guest at GUEST_PATH: read only (ro,
+    /// the default), read-write (rw), or as an overlay whose writes last
+    /// the session only (overlay). Repeatable. The directory is opened
+    /// now; Python guests reach it through open() and pathlib.
+    #[arg(long = "mount", value_name = "HOST_DIR:GUEST_PATH[:ro|rw|overlay]", value_parser = parse_mount)]
+    mounts: Vec<stockade::Mount>,
+    /// Host memory the guest's files may take: overlay data and any one
+    /// read or write, such as 100M (a MemoryError in the guest past it).
+    #[arg(long, value_name = "SIZE", default_value = "100M", value_parser = parse_size)]
+    max_file_memory: u64,
     #[command(flatten)]
     python: PythonArgs,
     #[command(flatten)]
@@ -126,7 +136,9 @@ impl SessionArgs {
             .sandbox(self.sandbox)
             .request_timeout(self.timeout)
             .max_memory(self.max_memory)
-            .max_result_bytes(self.max_result_bytes);
+            .max_result_bytes(self.max_result_bytes)
+            .max_file_memory(self.max_file_memory);
+        options.mounts = self.mounts.clone();
         if let Some(limit) = self.max_duration {
             options = options.max_duration(limit);
         }
@@ -195,6 +207,24 @@ fn parse_module(text: &str) -> Result<(String, String), String> {
         return Err(format!("{text:?} has an empty module name"));
     }
     Ok((name.to_owned(), read_source(file)?))
+}
+
+/// `HOST_DIR:GUEST_PATH[:MODE]`, opened now. The guest path is the last
+/// part that starts with `/` (a host directory may hold `:` itself).
+fn parse_mount(text: &str) -> Result<stockade::Mount, String> {
+    let (rest, mode) = match text.rsplit_once(':') {
+        Some((rest, word)) if ["ro", "rw", "overlay"].contains(&word) => (rest, word),
+        _ => (text, "ro"),
+    };
+    let (host, guest) = rest
+        .rsplit_once(':')
+        .filter(|(host, guest)| !host.is_empty() && guest.starts_with('/'))
+        .ok_or_else(|| format!("{text:?} is not HOST_DIR:GUEST_PATH[:ro|rw|overlay]"))?;
+    let mode = stockade::MountMode::parse(mode).map_err(|err| err.to_string())?;
+    stockade::Mount::new(guest, host, mode).map_err(|err| match err {
+        stockade::Error::Configuration(err) => err.message().to_owned(),
+        other => other.to_string(),
+    })
 }
 
 pub fn parse_seconds(text: &str) -> Result<Duration, String> {

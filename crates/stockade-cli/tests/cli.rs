@@ -515,3 +515,52 @@ fn control_characters_a_guest_writes_never_reach_the_report_line() {
         "the escape is shown as text: {line}"
     );
 }
+
+#[test]
+fn run_with_mounts_reads_an_upload_and_writes_a_report() {
+    let uploads = script("sales.csv", b"region,amount\nnorth,120\nsouth,80\n");
+    let uploads = uploads.parent().unwrap().to_str().unwrap().to_owned();
+    let reports = script("keep", b"");
+    let reports = reports.parent().unwrap().to_str().unwrap().to_owned();
+    let code = "from pathlib import Path\n\
+        rows = Path('/data/sales.csv').read_text().splitlines()[1:]\n\
+        total = sum(int(row.split(',')[1]) for row in rows)\n\
+        Path('/out/total.txt').write_text(str(total))\n\
+        print('total', total)\n";
+    let output = run_code(
+        code,
+        &[
+            "--engine",
+            "monty",
+            "--mount",
+            &format!("{uploads}:/data"),
+            "--mount",
+            &format!("{reports}:/out:rw"),
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("total 200"));
+    assert_eq!(
+        std::fs::read_to_string(format!("{reports}/total.txt")).unwrap(),
+        "200"
+    );
+    // Read only unless asked: a write to /data is refused (exit 1).
+    let output = run_code(
+        "from pathlib import Path\nPath('/data/x').write_text('no')\n",
+        &["--engine", "monty", "--mount", &format!("{uploads}:/data")],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("PermissionError"),
+        "{}",
+        stderr(&output)
+    );
+    // A mount of a missing directory is a usage error naming it (exit 2).
+    let output = run_code("1", &["--mount", "/no/such/dir:/data"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("/no/such/dir"),
+        "{}",
+        stderr(&output)
+    );
+}
