@@ -338,7 +338,10 @@ fn write_arguments(
     write_named_values(w, kwargs)
 }
 
-fn read_arguments(r: &mut Reader<'_>) -> Result<(Vec<Value>, Vec<(String, Value)>), DecodeError> {
+/// A call's positional and keyword arguments, as read.
+type Arguments = (Vec<Value>, Vec<(String, Value)>);
+
+fn read_arguments(r: &mut Reader<'_>) -> Result<Arguments, DecodeError> {
     let count = r.u32()? as usize;
     let mut args = Vec::with_capacity(count.min(1024));
     for _ in 0..count {
