@@ -79,6 +79,15 @@ pub struct SessionArgs {
     /// read or write, such as 100M (a MemoryError in the guest past it).
     #[arg(long, value_name = "SIZE", default_value = "100M", value_parser = parse_size)]
     max_file_memory: u64,
+    /// The guest's clock: real (the host's time, in UTC), or frozen at this
+    /// many seconds since the Unix epoch (datetime.now(), date.today(),
+    /// JavaScript's Date).
+    #[arg(long, value_name = "real|SECONDS", default_value = "real", allow_hyphen_values = true, value_parser = parse_clock)]
+    clock: stockade::GuestClock,
+    /// An environment variable the guest sees, as NAME=VALUE (repeatable;
+    /// none by default: the host's own environment never reaches it).
+    #[arg(long = "env", value_name = "NAME=VALUE", value_parser = parse_env)]
+    environ: Vec<(String, String)>,
     #[command(flatten)]
     python: PythonArgs,
     #[command(flatten)]
@@ -139,6 +148,8 @@ impl SessionArgs {
             .max_result_bytes(self.max_result_bytes)
             .max_file_memory(self.max_file_memory);
         options.mounts = self.mounts.clone();
+        options.clock = self.clock;
+        options.environ = self.environ.clone();
         if let Some(limit) = self.max_duration {
             options = options.max_duration(limit);
         }
@@ -159,9 +170,6 @@ pub struct JavaScriptArgs {
     /// Install the web polyfills (timers on virtual time, TextEncoder, atob, ...).
     #[arg(long)]
     web_polyfills: bool,
-    /// Freeze the clock at this many seconds since the Unix epoch.
-    #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
-    frozen_clock: Option<i64>,
     /// Seed Math.random.
     #[arg(long, value_name = "N")]
     random_seed: Option<u64>,
@@ -184,14 +192,6 @@ impl JavaScriptArgs {
             max_stack_bytes: None,
             strict_eval: self.strict_eval,
             web_polyfills: self.web_polyfills,
-            frozen_clock: self.frozen_clock.map(|seconds| {
-                let offset = Duration::from_secs(seconds.unsigned_abs());
-                if seconds >= 0 {
-                    UNIX_EPOCH + offset
-                } else {
-                    UNIX_EPOCH - offset
-                }
-            }),
             random_seed: self.random_seed,
             modules: self.modules.clone(),
             inspect_results: false,
@@ -207,6 +207,31 @@ fn parse_module(text: &str) -> Result<(String, String), String> {
         return Err(format!("{text:?} has an empty module name"));
     }
     Ok((name.to_owned(), read_source(file)?))
+}
+
+/// `real`, or a frozen instant in seconds since the Unix epoch.
+fn parse_clock(text: &str) -> Result<stockade::GuestClock, String> {
+    if text == "real" {
+        return Ok(stockade::GuestClock::Real);
+    }
+    let seconds: i64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is neither real nor a number of seconds"))?;
+    let offset = Duration::from_secs(seconds.unsigned_abs());
+    Ok(stockade::GuestClock::Frozen(if seconds >= 0 {
+        UNIX_EPOCH + offset
+    } else {
+        UNIX_EPOCH - offset
+    }))
+}
+
+/// `NAME=VALUE`.
+fn parse_env(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.is_empty() => Ok((name.to_owned(), value.to_owned())),
+        _ => Err(format!("{text:?} is not NAME=VALUE")),
+    }
 }
 
 /// `HOST_DIR:GUEST_PATH[:MODE]`, opened now. The guest path is the last

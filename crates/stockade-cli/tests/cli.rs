@@ -347,7 +347,7 @@ fn javascript_flags_shape_the_guest_and_preload_runs_first() {
         "run",
         "--strict-eval",
         "--web-polyfills",
-        "--frozen-clock",
+        "--clock",
         "86400",
         "--random-seed",
         "7",

@@ -1,6 +1,8 @@
 """Mounts from Python (docs/files.md): a guest reads an upload and writes
 a report through stockade.Mount, in each mode; a mount of a missing
-directory fails when it is made."""
+directory fails when it is made; environ= and clock= in both languages."""
+
+from datetime import datetime, timezone
 
 import pytest
 
@@ -52,3 +54,17 @@ def test_a_mount_is_checked_when_it_is_made(tmp_path):
         stockade.Mount("/data", tmp_path, mode="rwx")
     with pytest.raises(stockade.ConfigurationError, match="stockade.Mount"):
         stockade.Sandbox("python", engine="monty", mounts=["/data"])
+
+
+NEW_YEAR = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+def test_environ_and_a_frozen_clock_in_both_languages():
+    with stockade.Sandbox("python", engine="monty", environ={"REGION": "north"},
+                          clock=NEW_YEAR) as sandbox:
+        assert sandbox.run("import os\n[os.getenv('REGION'), os.getenv('HOME')]") == ["north", None]
+        assert sandbox.run("from datetime import date\nstr(date.today())") == "2026-01-01"
+    with stockade.Sandbox("javascript", clock=NEW_YEAR) as sandbox:
+        assert sandbox.run("Date.now()") == 1767225600000
+    with pytest.raises(stockade.ConfigurationError, match="clock"):
+        stockade.Sandbox("python", engine="monty", clock="sometimes")

@@ -101,6 +101,46 @@ impl DateTime {
         self.date.validate()?;
         self.time.validate()
     }
+
+    /// The wall time `micros` microseconds after the Unix epoch (UTC),
+    /// seen at `offset_seconds` east of UTC (naive when None: UTC's own
+    /// wall time); None outside the years 1 to 9999.
+    pub fn from_unix_micros(micros: i64, offset_seconds: Option<i32>) -> Option<Self> {
+        let local = micros.checked_add(i64::from(offset_seconds.unwrap_or(0)) * 1_000_000)?;
+        let days = local.div_euclid(86_400_000_000);
+        let of_day = local.rem_euclid(86_400_000_000);
+        let (year, month, day) = civil_from_days(days);
+        let date = Date {
+            year: i32::try_from(year).ok()?,
+            month,
+            day,
+        };
+        let seconds = of_day / 1_000_000;
+        let time = Time {
+            hour: (seconds / 3600) as u8,
+            minute: (seconds / 60 % 60) as u8,
+            second: (seconds % 60) as u8,
+            microsecond: (of_day % 1_000_000) as u32,
+            offset_seconds,
+        };
+        let moment = Self { date, time };
+        moment.validate().ok().map(|()| moment)
+    }
+}
+
+/// The proleptic Gregorian (year, month, day) `days` after 1970-01-01
+/// (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, u8, u8) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u8;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
 }
 
 impl TimeDelta {
@@ -124,6 +164,36 @@ impl TimeDelta {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn unix_micros_become_the_calendar_python_gives() {
+        // datetime.fromtimestamp(1796079576.194051, timezone.utc)
+        let moment = super::DateTime::from_unix_micros(1_796_079_576_194_051, Some(0)).unwrap();
+        assert_eq!(
+            (moment.date.year, moment.date.month, moment.date.day),
+            (2026, 11, 30)
+        );
+        assert_eq!(
+            (
+                moment.time.hour,
+                moment.time.minute,
+                moment.time.second,
+                moment.time.microsecond
+            ),
+            (22, 59, 36, 194_051)
+        );
+        let leap = super::DateTime::from_unix_micros(951_782_400_000_000, None).unwrap();
+        assert_eq!(
+            (leap.date.year, leap.date.month, leap.date.day),
+            (2000, 2, 29)
+        );
+        let before = super::DateTime::from_unix_micros(-1, Some(3600)).unwrap();
+        assert_eq!(
+            (before.date.day, before.time.hour, before.time.second),
+            (1, 0, 59)
+        );
+        assert!(super::DateTime::from_unix_micros(i64::MAX, None).is_none());
+    }
+
     use super::*;
 
     fn date(year: i32, month: u8, day: u8) -> Date {

@@ -1,7 +1,7 @@
 //! Options that shape a JavaScript guest's world: heap and buffer limits,
 //! strict eval, a frozen clock, a seeded Math.random, polyfills and modules.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use crate::files::GuestClock;
 
 use stockade_wire::{JavaScriptConfig, MAX_CLOCK_MS, MAX_MODULES};
 
@@ -33,8 +33,6 @@ pub struct JavaScriptOptions {
     /// text Node's `util.inspect` gives it, as Node's REPL shows it (the
     /// CLI's choice); structured values are lost. Default: off.
     pub inspect_results: bool,
-    /// Date.now() and `new Date()` always give this instant. Default: the real clock.
-    pub frozen_clock: Option<SystemTime>,
     /// Math.random is a generator seeded with this. Default: unpredictable.
     pub random_seed: Option<u64>,
     /// Modules the guest may import by name; any other import is refused.
@@ -72,25 +70,20 @@ impl JavaScriptOptions {
                 return Err(format!("module {name:?} is registered twice"));
             }
         }
-        self.frozen_clock_ms().map(|_| ())
+        Ok(())
     }
 
-    fn frozen_clock_ms(&self) -> Result<Option<i64>, String> {
-        let Some(at) = self.frozen_clock else {
-            return Ok(None);
-        };
-        let ms = match at.duration_since(UNIX_EPOCH) {
-            Ok(after) => i64::try_from(after.as_millis()).unwrap_or(i64::MAX),
-            Err(before) => -i64::try_from(before.duration().as_millis()).unwrap_or(i64::MAX),
-        };
-        if ms.unsigned_abs() > MAX_CLOCK_MS.unsigned_abs() {
-            return Err("frozen_clock is outside the range of a JavaScript Date".into());
+    /// What the worker receives in Configure; `max_memory` sets the
+    /// defaults, and a frozen `clock` stops `Date`.
+    pub(crate) fn to_wire(
+        &self,
+        max_memory: Option<u64>,
+        clock: GuestClock,
+    ) -> Result<JavaScriptConfig, String> {
+        let frozen_clock_ms = clock.frozen_ms();
+        if frozen_clock_ms.is_some_and(|ms| ms.unsigned_abs() > MAX_CLOCK_MS.unsigned_abs()) {
+            return Err("a frozen clock is outside the range of a JavaScript Date".into());
         }
-        Ok(Some(ms))
-    }
-
-    /// What the worker receives in Configure; `max_memory` sets the defaults.
-    pub(crate) fn to_wire(&self, max_memory: Option<u64>) -> Result<JavaScriptConfig, String> {
         Ok(JavaScriptConfig {
             max_heap_size: self.max_heap_size.or(max_memory),
             max_buffer_bytes: self.max_buffer_bytes.or(max_memory.map(|m| m / 4)),
@@ -98,7 +91,7 @@ impl JavaScriptOptions {
             strict_eval: self.strict_eval,
             web_polyfills: self.web_polyfills,
             inspect_results: self.inspect_results,
-            frozen_clock_ms: self.frozen_clock_ms()?,
+            frozen_clock_ms,
             random_seed: self.random_seed,
             report_clock: false,
             modules: self.modules.clone(),

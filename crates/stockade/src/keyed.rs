@@ -53,6 +53,8 @@ pub const SESSION_OPTIONS: &[&str] = &[
     "spare",
     "dumpable",
     "max_file_memory",
+    "environ",
+    "clock",
     "max_duration",
     "max_memory",
     "max_recursion_depth",
@@ -63,7 +65,6 @@ pub const SESSION_OPTIONS: &[&str] = &[
     "strict_eval",
     "web_polyfills",
     "inspect_results",
-    "frozen_clock",
     "random_seed",
     "modules",
 ];
@@ -179,6 +180,23 @@ impl SessionOptions {
             "spare" => self.spare = v.flag()?,
             "dumpable" => self.dumpable = v.flag()?,
             "max_file_memory" => self.max_file_memory = v.count()?,
+            "environ" => match v.value {
+                OptionValue::Map(pairs) => self.environ = pairs,
+                _ => return Err(v.wrong("a mapping of names to values")),
+            },
+            "clock" => {
+                self.clock = match &v.value {
+                    OptionValue::Str(word) if word == "real" => crate::files::GuestClock::Real,
+                    OptionValue::Int(_) | OptionValue::Float(_) => {
+                        crate::files::GuestClock::Frozen(v.instant()?)
+                    }
+                    _ => {
+                        return Err(v.wrong(
+                            "\"real\", or the instant to freeze at in seconds since the Unix epoch",
+                        ));
+                    }
+                }
+            }
             "max_duration" => self.limits.max_duration = Some(v.seconds()?),
             "max_memory" => {
                 self.limits.max_memory = match v.count()? {
@@ -194,7 +212,6 @@ impl SessionOptions {
             "strict_eval" => js.strict_eval = v.flag()?,
             "web_polyfills" => js.web_polyfills = v.flag()?,
             "inspect_results" => js.inspect_results = v.flag()?,
-            "frozen_clock" => js.frozen_clock = Some(v.instant()?),
             "random_seed" => js.random_seed = Some(v.count()?),
             "modules" => match v.value {
                 OptionValue::Map(modules) => js.modules = modules,
@@ -256,7 +273,8 @@ mod tests {
                 "redact_host_errors" | "spare" | "dumpable" | "strict_eval" | "web_polyfills"
                 | "inspect_results" => OptionValue::Bool(true),
                 "modules" => OptionValue::Map(vec![("m".into(), "export default 1".into())]),
-                "frozen_clock" => OptionValue::Float(-1.5),
+                "clock" => OptionValue::Float(-1.5),
+                "environ" => OptionValue::Map(vec![("HOME".into(), "/home/guest".into())]),
                 _ => OptionValue::Int(100_000),
             };
             options.set(key, value)?;

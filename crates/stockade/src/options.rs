@@ -149,6 +149,13 @@ pub struct SessionOptions {
     /// one read or write; past it the guest meets MemoryError. Default:
     /// `DEFAULT_MAX_FILE_MEMORY` (100 MB).
     pub max_file_memory: u64,
+    /// The environment the guest sees (`os.getenv`, `os.environ`): these
+    /// names and values only. Default: empty.
+    pub environ: Vec<(String, String)>,
+    /// The time the guest reads (`datetime.now()`, `date.today()`,
+    /// JavaScript's `Date`): the real clock in UTC, or a frozen instant.
+    /// Default: real.
+    pub clock: crate::files::GuestClock,
     /// A dumpable CPython session's seed: chosen when its worker starts,
     /// or the dump's when one is restored.
     pub(crate) journal_seed: Option<u64>,
@@ -204,6 +211,8 @@ impl SessionOptions {
             dumpable: false,
             mounts: Vec::new(),
             max_file_memory: crate::files::DEFAULT_MAX_FILE_MEMORY,
+            environ: Vec::new(),
+            clock: crate::files::GuestClock::Real,
             journal_seed: None,
         }
     }
@@ -292,7 +301,9 @@ impl SessionOptions {
                 EngineConfig::CPython(config)
             }
             Interpreter::QuickJs => {
-                let mut config = self.javascript.to_wire(self.limits.max_memory)?;
+                let mut config = self
+                    .javascript
+                    .to_wire(self.limits.max_memory, self.clock)?;
                 config.report_clock = self.dumpable;
                 EngineConfig::JavaScript(config)
             }
@@ -369,6 +380,23 @@ impl SessionOptions {
             ));
         }
         self.cpython.validate()?;
-        self.javascript.validate()
+        self.javascript.validate()?;
+        if let crate::files::GuestClock::Frozen(_) = self.clock {
+            let micros = self.clock.unix_micros();
+            if stockade_wire::DateTime::from_unix_micros(micros, None).is_none() {
+                return Err("clock: a frozen clock must be within the years 1 to 9999".into());
+            }
+        }
+        if self
+            .environ
+            .iter()
+            .any(|(name, _)| name.is_empty() || name.contains('='))
+        {
+            return Err("environ: a name must be non-empty and hold no =".into());
+        }
+        if self.max_file_memory == 0 {
+            return Err("max_file_memory must be greater than zero".into());
+        }
+        Ok(())
     }
 }

@@ -320,11 +320,77 @@ fn a_mount_of_a_missing_path_or_a_file_fails_when_made() {
 }
 
 #[test]
-fn without_a_mount_files_and_the_environment_are_refused() {
+fn without_a_mount_files_are_refused_and_the_environment_is_empty() {
     let mut session = monty_with(Vec::new());
     let refused =
         guest_error(session.run("from pathlib import Path\nPath('/etc/passwd').read_text()"));
     assert_eq!(refused.type_name, "PermissionError", "{refused:?}");
-    let refused = guest_error(session.run("import os\nos.getenv('HOME')"));
-    assert_eq!(refused.type_name, "PermissionError", "{refused:?}");
+    assert_eq!(
+        session
+            .run("import os\n[os.getenv('HOME'), os.getenv('PATH', 'none'), dict(os.environ)]")
+            .unwrap(),
+        Value::List(vec![
+            Value::None,
+            Value::Str("none".into()),
+            Value::Dict(Vec::new())
+        ])
+    );
+}
+
+#[test]
+fn environ_is_what_the_host_gave_and_nothing_else() {
+    let mut options = SessionOptions::new(Language::Python).engine(Interpreter::Monty);
+    options.environ = vec![("REGION".into(), "north".into())];
+    let mut session = Session::new(options).unwrap();
+    assert_eq!(
+        session
+            .run("import os\n[os.getenv('REGION'), os.getenv('HOME'), os.getenv('HOME', 'x'), dict(os.environ)]")
+            .unwrap(),
+        Value::List(vec![
+            Value::Str("north".into()),
+            Value::None,
+            Value::Str("x".into()),
+            Value::Dict(vec![(Value::Str("REGION".into()), Value::Str("north".into()))]),
+        ])
+    );
+}
+
+#[test]
+fn a_frozen_clock_fixes_datetime_now_and_date_today() {
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_767_225_600); // 2026-01-01T00:00:00Z
+    let mut options = SessionOptions::new(Language::Python).engine(Interpreter::Monty);
+    options.clock = stockade::GuestClock::Frozen(at);
+    let mut session = Session::new(options).unwrap();
+    assert_eq!(
+        session
+            .run(
+                "from datetime import datetime, date, timezone, timedelta\n\
+                 [datetime.now().isoformat(), str(date.today()), datetime.now(timezone.utc).isoformat(),\n\
+                  datetime.now(timezone(timedelta(hours=2))).isoformat(), datetime.now() == datetime.now()]"
+            )
+            .unwrap(),
+        Value::List(vec![
+            Value::Str("2026-01-01T00:00:00".into()),
+            Value::Str("2026-01-01".into()),
+            Value::Str("2026-01-01T00:00:00+00:00".into()),
+            Value::Str("2026-01-01T02:00:00+02:00".into()),
+            Value::Bool(true),
+        ])
+    );
+}
+
+#[test]
+fn the_real_clock_is_the_hosts_in_utc() {
+    let mut session = monty_with(Vec::new());
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let Value::Int(seen) = session
+        .run("from datetime import datetime, timezone\nint(datetime.now(timezone.utc).timestamp())")
+        .unwrap()
+    else {
+        panic!("expected an int");
+    };
+    assert!((seen - before).abs() <= 5, "guest {seen}, host {before}");
 }

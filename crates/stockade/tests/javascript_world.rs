@@ -101,10 +101,9 @@ fn without_strict_eval_code_from_strings_runs() {
 #[test]
 fn a_frozen_clock_never_advances() {
     let at = UNIX_EPOCH + Duration::from_secs(1_767_225_600); // 2026-01-01T00:00:00Z
-    let mut session = js_with(JavaScriptOptions {
-        frozen_clock: Some(at),
-        ..Default::default()
-    });
+    let mut options = SessionOptions::new(Language::JavaScript);
+    options.clock = stockade::GuestClock::Frozen(at);
+    let mut session = Session::new(options).unwrap();
     let code = "
         const first = Date.now();
         let spin = 0; for (let i = 0; i < 2e6; i++) spin += i;

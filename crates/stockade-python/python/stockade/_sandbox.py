@@ -98,9 +98,9 @@ def _options(language: str, limits: Optional[Limits], sandbox: str,
     for key, value in extra.items():
         if value is None:
             continue
-        if key == "frozen_clock" and isinstance(value, _dt.datetime):
+        if key == "clock" and isinstance(value, _dt.datetime):
             if value.tzinfo is None:
-                raise ConfigurationError("frozen_clock must be a timezone-aware datetime")
+                raise ConfigurationError("clock must be \"real\" or a timezone-aware datetime")
             value = value.timestamp()
         if key == "python":
             value = os.fspath(value)

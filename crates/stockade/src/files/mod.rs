@@ -1,14 +1,17 @@
 //! Files for guests: host directories mounted at guest paths, served by
-//! the host for every engine (docs/files.md). A guest's file access
+//! the host for every engine, and the environment and clock a guest's OS
+//! calls read (docs/files.md). A guest's file access
 //! reaches the host as an OsCall (named as monty names its OS calls); the
 //! session's table answers it beneath the mounted directory's descriptor.
 
 mod mount;
 mod os_call;
 mod table;
+mod world;
 
 pub use mount::{Mount, MountMode};
 pub(crate) use table::SessionFiles;
+pub use world::GuestClock;
 
 /// Host memory a session's files may take by default: overlay data kept,
 /// and any one read or write (100 MB).

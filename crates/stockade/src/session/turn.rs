@@ -183,7 +183,12 @@ impl Session {
     fn files(&mut self) -> &mut crate::files::SessionFiles {
         let options = &self.options;
         self.files.get_or_insert_with(|| {
-            crate::files::SessionFiles::new(&options.mounts, options.max_file_memory)
+            crate::files::SessionFiles::new(
+                &options.mounts,
+                options.max_file_memory,
+                options.environ.clone(),
+                options.clock,
+            )
         })
     }
 

@@ -79,6 +79,16 @@ pub(super) fn shaped(call: &OsFunctionCall, value: Value) -> Result<MontyObject,
             },
             other => Err(wrong(other.kind())),
         },
+        // The zone the guest asked for, name and all, on the host's time.
+        OsFunctionCall::DateTimeNow(Some(zone)) => match from_wire(value, "") {
+            Ok(MontyObject::DateTime(mut now)) => {
+                now.offset_seconds = Some(zone.offset_seconds);
+                now.timezone_name = zone.name.clone();
+                Ok(MontyObject::DateTime(now))
+            }
+            Ok(_) => Err(wrong("something other than a datetime")),
+            Err(message) => Err(wrong(&message)),
+        },
         _ => from_wire(value, "").map_err(|message| wrong(&message)),
     }
 }

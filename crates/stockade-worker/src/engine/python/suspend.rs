@@ -235,9 +235,13 @@ impl PythonEngine {
     ) -> Result<Step, Closed> {
         let name = call.function_call.name().to_owned();
         let (args, kwargs) = call.function_call.clone().to_args();
-        // Paths cross as strings: the host serves monty's calls by name.
+        // Paths cross as strings and time zones as their offsets: the
+        // host serves monty's calls by name, with plain values.
         let os_arg = |object| match object {
             MontyObject::Path(path) => stockade_wire::Value::Str(path),
+            MontyObject::TimeZone(zone) => {
+                stockade_wire::Value::Int(i64::from(zone.offset_seconds))
+            }
             other => to_wire(other),
         };
         let args = args.into_iter().map(os_arg).collect();
