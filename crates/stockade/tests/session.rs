@@ -374,14 +374,19 @@ fn the_worker_reports_itself_in_ready(engine: Interpreter) {
 }
 
 #[test]
-fn operating_system_calls_are_refused_inside_the_guest() {
-    // monty refuses OS calls in the language; CPython has the OS calls and
-    // the sandbox under them (cpython_guests_reach_nothing_outside_the_sandbox).
+fn operating_system_calls_reach_only_what_the_host_gave() {
+    // monty asks the host for every OS call; with no mount and no environ
+    // given, files are refused and the environment is empty (docs/files.md).
+    // CPython has the OS calls and the sandbox under them
+    // (cpython_guests_reach_nothing_outside_the_sandbox).
     let mut session =
         Session::new(SessionOptions::new(Language::Python).engine(stockade::Interpreter::Monty))
             .unwrap();
-    let code = "import os\ntry:\n    os.getenv('HOME')\n    r = 'allowed'\nexcept PermissionError as e:\n    r = 'refused'\nr";
-    assert_eq!(session.run(code).unwrap(), s("refused"));
+    let code = "import os\nfrom pathlib import Path\ntry:\n    Path('/etc/hostname').read_text()\n    r = 'allowed'\nexcept PermissionError as e:\n    r = 'refused'\n[r, os.getenv('HOME')]";
+    assert_eq!(
+        session.run(code).unwrap(),
+        Value::List(vec![s("refused"), Value::None])
+    );
 }
 
 fn elapsed_guest_time_is_reported(engine: Interpreter) {
