@@ -278,3 +278,71 @@ fn call_host<'js>(
         Err(interrupt) => Err(bridge.interrupted(ctx, interrupt)),
     }
 }
+
+/// The native behind the guest's `fs` (js/node_fs.js): `os(name, ...args)`
+/// sends one OS call to the host, with the guest clock stopped, and gives
+/// `[true, value]`, or `[false, type, message]` for the exception the host
+/// named (the module makes it Node's error).
+pub fn os_function(
+    bridge: Rc<Bridge>,
+) -> impl for<'js> Fn(Ctx<'js>, String, Rest<JsValue<'js>>) -> rquickjs::Result<JsValue<'js>> {
+    move |ctx, name, args| call_os(&ctx, &bridge, name, &args.0)
+}
+
+fn call_os<'js>(
+    ctx: &Ctx<'js>,
+    bridge: &Bridge,
+    name: String,
+    args: &[JsValue<'js>],
+) -> rquickjs::Result<JsValue<'js>> {
+    let Some(link) = bridge.link() else {
+        return Err(rquickjs::Exception::throw_internal(
+            ctx,
+            "files are unavailable outside a feed",
+        ));
+    };
+    let mut wire_args: Vec<Value> = Vec::with_capacity(args.len());
+    for arg in args {
+        match to_wire(ctx, arg, &|| bridge.must_stop()) {
+            Ok(value) => wire_args.push(value),
+            Err(Refused(why)) => {
+                return Err(rquickjs::Exception::throw_type(
+                    ctx,
+                    &format!("an argument of {name} cannot cross to the host: {why}"),
+                ));
+            }
+        }
+    }
+    let elapsed_us = bridge.elapsed_us();
+    bridge.clock.stop();
+    bridge.report_clock(&link);
+    let answer = link
+        .borrow_mut()
+        .os_call(elapsed_us, name, wire_args, Vec::new());
+    bridge.clock.start();
+    let result = rquickjs::Array::new(ctx.clone())?;
+    match answer {
+        Ok(CallOutcome::Return(value)) => {
+            result.set(0, true)?;
+            result.set(1, from_wire(ctx, value, "")?)?;
+        }
+        Ok(CallOutcome::Raise(exception)) => {
+            result.set(0, false)?;
+            result.set(1, exception.type_name)?;
+            result.set(2, exception.message)?;
+        }
+        // The link turns Abort into an interruption; the wire has no
+        // pending OS call.
+        Ok(CallOutcome::Abort(message)) => {
+            return Err(bridge.stop(ctx, ErrorKind::Protocol, message));
+        }
+        Ok(CallOutcome::Pending) => {
+            return Err(rquickjs::Exception::throw_internal(
+                ctx,
+                "an OS call was answered as pending",
+            ));
+        }
+        Err(interrupt) => return Err(bridge.interrupted(ctx, interrupt)),
+    }
+    Ok(result.into_value())
+}

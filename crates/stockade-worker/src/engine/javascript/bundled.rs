@@ -18,12 +18,15 @@ pub enum Bundled {
     Intl,
     /// The opt-in web polyfills (js/polyfills.js).
     Polyfills,
+    /// Node's `fs`, `fs/promises` and `path` (js/node_fs.js).
+    NodeFs,
 }
 
 static INSPECT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/inspect.qjsbc"));
 static CONSOLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/console.qjsbc"));
 static INTL: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/intl.qjsbc"));
 static POLYFILLS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/polyfills.qjsbc"));
+static NODE_FS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/node_fs.qjsbc"));
 
 impl Bundled {
     fn name(self) -> &'static str {
@@ -32,6 +35,7 @@ impl Bundled {
             Bundled::Console => "console",
             Bundled::Intl => "Intl",
             Bundled::Polyfills => "polyfills",
+            Bundled::NodeFs => "fs module",
         }
     }
 
@@ -41,6 +45,7 @@ impl Bundled {
             Bundled::Console => CONSOLE,
             Bundled::Intl => INTL,
             Bundled::Polyfills => POLYFILLS,
+            Bundled::NodeFs => NODE_FS,
         }
     }
 

@@ -9,6 +9,7 @@ mod clock_journal;
 mod heap;
 mod intl;
 mod modules;
+mod node_modules;
 mod values;
 
 use std::collections::HashSet;
@@ -193,6 +194,7 @@ impl JavaScriptEngine {
             }
             let load_intl = Function::new(ctx.clone(), load_intl).map_err(|err| err.to_string())?;
             run_script::<_, ()>(&ctx, "Intl boot", INTL_BOOT, (load_intl,))?;
+            node_modules::install(&ctx, &bridge)?;
             let timers = if config.web_polyfills {
                 let driver: Object = Bundled::Polyfills.install(&ctx, (MAX_TIMER_CALLBACKS,))?;
                 Some(Persistent::save(&ctx, driver))

@@ -1,5 +1,6 @@
-//! Modules the host registers by name: the only ones a guest may import,
-//! statically or with `import()`. Any other specifier is refused.
+//! Modules a guest may import, statically or with `import()`: those the
+//! host registers by name, and Node's built-ins (`node_modules.rs`). Any
+//! other specifier is refused.
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -31,13 +32,13 @@ impl Resolver for HostModules {
         _attributes: Option<ImportAttributes<'js>>,
     ) -> rquickjs::Result<String> {
         // Names are exact: no relative paths, files or URLs.
-        if self.sources.contains_key(name) {
+        if self.sources.contains_key(name) || super::node_modules::module_source(name).is_some() {
             Ok(name.to_owned())
         } else {
             Err(Error::new_resolving_message(
                 base,
                 name,
-                "only modules the host registered can be imported",
+                "only modules the host registered (and Node's fs, fs/promises and path) can be imported",
             ))
         }
     }
@@ -52,7 +53,10 @@ impl Loader for HostModules {
     ) -> rquickjs::Result<Module<'js, Declared>> {
         match self.sources.get(name) {
             Some(source) => Module::declare(ctx.clone(), name, source.as_str()),
-            None => Err(Error::new_loading(name)),
+            None => match super::node_modules::module_source(name) {
+                Some(source) => Module::declare(ctx.clone(), name, source),
+                None => Err(Error::new_loading(name)),
+            },
         }
     }
 }

@@ -1,0 +1,159 @@
+//! Host mounts from JavaScript guests (docs/files.md): Node's `fs`,
+//! `fs/promises` and `path`, imported or required, over the same mounts
+//! and the same host table as every engine, with Node's error codes.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use stockade::{Language, Mount, MountMode, Session, SessionOptions, Value};
+
+fn scratch(name: &str) -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "stockade-jsfiles-{}-{}-{name}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn js_with(mounts: Vec<Mount>) -> Session {
+    let mut options = SessionOptions::new(Language::JavaScript);
+    options.mounts = mounts;
+    Session::new(options).unwrap()
+}
+
+fn s(text: &str) -> Value {
+    Value::Str(text.to_owned())
+}
+
+#[test]
+fn javascript_reads_an_upload_and_writes_a_report_with_fs() {
+    let uploads = scratch("uploads");
+    let reports = scratch("reports");
+    std::fs::write(
+        uploads.join("sales.csv"),
+        "region,amount\nnorth,120\nsouth,80\n",
+    )
+    .unwrap();
+    let mut session = js_with(vec![
+        Mount::new("/data", &uploads, MountMode::ReadOnly).unwrap(),
+        Mount::new("/out", &reports, MountMode::ReadWrite).unwrap(),
+    ]);
+    let code = "
+        import fs from 'node:fs';
+        import { readFile } from 'fs/promises';
+        import path from 'path';
+        const text = await readFile(path.join('/data', 'sales.csv'), 'utf8');
+        const total = text.trim().split('\\n').slice(1)
+            .reduce((sum, row) => sum + Number(row.split(',')[1]), 0);
+        fs.mkdirSync('/out/2026/q1', { recursive: true });
+        fs.writeFileSync('/out/2026/q1/total.txt', `total ${total}\\n`);
+        fs.appendFileSync('/out/2026/q1/total.txt', 'checked\\n');
+        fs.renameSync('/out/2026/q1/total.txt', '/out/total.txt');
+        fs.rmSync('/out/2026', { recursive: true });
+        export default [total, fs.readdirSync('/out'), fs.statSync('/data/sales.csv').isFile(),
+                        fs.existsSync('/data/nope.csv'), fs.readFileSync('/data/sales.csv') instanceof Uint8Array];";
+    assert_eq!(
+        session.run(code).unwrap(),
+        Value::List(vec![
+            Value::Int(200),
+            Value::List(vec![s("total.txt")]),
+            Value::Bool(true),
+            Value::Bool(false),
+            Value::Bool(true),
+        ])
+    );
+    assert_eq!(
+        std::fs::read_to_string(reports.join("total.txt")).unwrap(),
+        "total 200\nchecked\n"
+    );
+    assert!(!reports.join("2026").exists());
+    let _ = std::fs::remove_dir_all(uploads);
+    let _ = std::fs::remove_dir_all(reports);
+}
+
+#[test]
+fn javascript_file_errors_carry_nodes_codes() {
+    let uploads = scratch("errors");
+    std::fs::write(uploads.join("a.txt"), "a").unwrap();
+    std::fs::create_dir(uploads.join("dir")).unwrap();
+    std::os::unix::fs::symlink("/etc", uploads.join("etc")).unwrap();
+    let mut session = js_with(vec![
+        Mount::new("/data", &uploads, MountMode::ReadOnly).unwrap(),
+    ]);
+    let code = "
+        const fs = require('fs');
+        const code = (f) => { try { f(); return 'no error'; } catch (e) { return e.code; } };
+        [code(() => fs.readFileSync('/data/missing')),
+         code(() => fs.writeFileSync('/data/a.txt', 'x')),
+         code(() => fs.readFileSync('/data/dir')),
+         code(() => fs.readFileSync('/etc/passwd')),
+         code(() => fs.readFileSync('/data/etc/passwd')),
+         code(() => fs.readFileSync('/data/../../etc/passwd')),
+         code(() => fs.mkdirSync('/data/dir')),
+         code(() => require('child_process'))]";
+    let Value::List(codes) = session.run(code).unwrap() else {
+        panic!("expected a list");
+    };
+    assert_eq!(codes[0], s("ENOENT"));
+    assert_eq!(codes[1], s("EACCES"));
+    assert_eq!(codes[2], s("EISDIR"));
+    assert_eq!(codes[3], s("EACCES"));
+    // Out through a symlink or `..`: refused, whichever code says so.
+    for refused in &codes[4..6] {
+        assert!([s("EACCES"), s("ENOENT")].contains(refused), "{codes:?}");
+    }
+    assert_eq!(codes[6], s("EACCES"));
+    assert_eq!(codes[7], s("MODULE_NOT_FOUND"));
+    let _ = std::fs::remove_dir_all(uploads);
+}
+
+#[test]
+fn javascript_overlay_writes_stay_in_the_session() {
+    let dir = scratch("overlay");
+    std::fs::write(dir.join("notes.txt"), "original").unwrap();
+    let mut session = js_with(vec![Mount::new("/work", &dir, MountMode::Overlay).unwrap()]);
+    session
+        .run("require('fs').writeFileSync('/work/notes.txt', 'scribbled')")
+        .unwrap();
+    assert_eq!(
+        session
+            .run("require('fs').readFileSync('/work/notes.txt', 'utf8')")
+            .unwrap(),
+        s("scribbled")
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
+        "original"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn javascript_path_is_nodes_posix_path() {
+    let mut session = js_with(Vec::new());
+    assert_eq!(
+        session
+            .run(
+                "const path = require('node:path');
+                 [path.join('/a/b', '../c', './d.txt'), path.resolve('x', '/y', 'z'), path.dirname('/a/b/c.txt'),
+                  path.basename('/a/b/c.txt', '.txt'), path.extname('archive.tar.gz'), path.normalize('a//b/../c/'),
+                  path.relative('/a/b/c', '/a/d'), path.isAbsolute('a'), path.parse('/home/u/f.txt').name, path.sep]"
+            )
+            .unwrap(),
+        Value::List(vec![
+            s("/a/c/d.txt"),
+            s("/y/z"),
+            s("/a/b"),
+            s("c"),
+            s(".gz"),
+            s("a/c/"),
+            s("../../d"),
+            Value::Bool(false),
+            s("f"),
+            s("/"),
+        ])
+    );
+}
