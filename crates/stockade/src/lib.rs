@@ -53,7 +53,7 @@ pub use cpython::{
 pub use error::{
     ConfigurationError, ConfigurationKind, CrashInfo, Error, ErrorKind, GuestError, TimeLimit,
 };
-pub use files::{DEFAULT_MAX_FILE_MEMORY, GuestClock, Mount, MountMode};
+pub use files::{DEFAULT_MAX_FILE_MEMORY, GuestClock, MAX_FILE_MEMORY, Mount, MountMode};
 pub use host::{Args, HostError, HostResult, REDACTED};
 pub use javascript_options::{JavaScriptOptions, MAX_STACK_BYTES};
 pub use keyed::{CHECKOUT_OPTIONS, OptionValue, SESSION_OPTIONS};

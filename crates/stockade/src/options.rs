@@ -394,8 +394,24 @@ impl SessionOptions {
         {
             return Err("environ: a name must be non-empty and hold no =".into());
         }
-        if self.max_file_memory == 0 {
-            return Err("max_file_memory must be greater than zero".into());
+        if self.max_file_memory == 0 || self.max_file_memory > crate::files::MAX_FILE_MEMORY {
+            return Err(format!(
+                "max_file_memory must be between 1 and {} bytes (a file's bytes cross in one frame)",
+                crate::files::MAX_FILE_MEMORY
+            ));
+        }
+        if engine == Interpreter::CPython && !self.mounts.is_empty() {
+            return Err(
+                "mounts are not served to the cpython engine yet (docs/files.md): use engine monty for Python guests that read mounted files".into(),
+            );
+        }
+        for (i, mount) in self.mounts.iter().enumerate() {
+            if self.mounts[..i]
+                .iter()
+                .any(|other| other.guest_path() == mount.guest_path())
+            {
+                return Err(format!("two mounts at {}", mount.guest_path()));
+            }
         }
         Ok(())
     }

@@ -154,7 +154,9 @@ fn escapes_from_a_mount_are_refused() {
     // and a hard link to a file outside.
     std::os::unix::fs::symlink("/etc", uploads.path().join("etc")).unwrap();
     std::os::unix::fs::symlink(&secret, uploads.path().join("secret-link")).unwrap();
-    let linked = std::fs::hard_link(&secret, uploads.path().join("secret-hard")).is_ok();
+    // Both scratch directories are in one temporary directory, so one
+    // filesystem: the hard link is made.
+    std::fs::hard_link(&secret, uploads.path().join("secret-hard")).unwrap();
     let mount = Mount::new("/data", uploads.path(), MountMode::ReadWrite).unwrap();
     let mut session = monty_with(vec![mount]);
     session.run("from pathlib import Path").unwrap();
@@ -176,11 +178,9 @@ fn escapes_from_a_mount_are_refused() {
             "{path}: {refused:?}"
         );
     }
-    if linked {
-        let refused = guest_error(session.run("Path('/data/secret-hard').read_text()"));
-        assert_eq!(refused.type_name, "PermissionError", "{refused:?}");
-        assert!(refused.message.contains("hard link"), "{refused:?}");
-    }
+    let refused = guest_error(session.run("Path('/data/secret-hard').read_text()"));
+    assert_eq!(refused.type_name, "PermissionError", "{refused:?}");
+    assert!(refused.message.contains("hard link"), "{refused:?}");
     // Writing through a symlink that leads out changes nothing outside.
     let _ = session.run("Path('/data/secret-link').write_text('overwritten')");
     assert_eq!(std::fs::read_to_string(&secret).unwrap(), "do not read");
@@ -393,4 +393,69 @@ fn the_real_clock_is_the_hosts_in_utc() {
         panic!("expected an int");
     };
     assert!((seen - before).abs() <= 5, "guest {seen}, host {before}");
+}
+
+#[test]
+fn an_overlay_cannot_launder_a_hard_link_by_renaming_its_directory() {
+    let uploads = Scratch::new("launder");
+    let outside = Scratch::new("launder-outside");
+    let secret = outside.write("secret.txt", "do not read");
+    std::fs::create_dir(uploads.path().join("sub")).unwrap();
+    std::fs::hard_link(&secret, uploads.path().join("sub/secret")).unwrap();
+    let mount = Mount::new("/data", uploads.path(), MountMode::Overlay).unwrap();
+    let mut session = monty_with(vec![mount]);
+    session.run("from pathlib import Path").unwrap();
+    let refused = guest_error(session.run("Path('/data/sub').rename('/data/sub2')"));
+    assert_eq!(refused.type_name, "PermissionError", "{refused:?}");
+    let refused = guest_error(session.run("Path('/data/sub2/secret').read_text()"));
+    assert_ne!(refused.message, "do not read");
+    let refused = guest_error(session.run("Path('/data/sub/secret').read_text()"));
+    assert!(refused.message.contains("hard link"), "{refused:?}");
+}
+
+#[test]
+fn a_write_past_max_file_memory_is_a_memory_error_in_every_mode() {
+    let reports = Scratch::new("big-write");
+    let mount = Mount::new("/out", reports.path(), MountMode::ReadWrite).unwrap();
+    let mut options = SessionOptions::new(Language::Python)
+        .engine(Interpreter::Monty)
+        .max_file_memory(16 * 1024);
+    options.mounts = vec![mount];
+    let mut session = Session::new(options).unwrap();
+    session.run("from pathlib import Path").unwrap();
+    let refused = guest_error(session.run("Path('/out/big.txt').write_text('y' * 20000)"));
+    assert_eq!(refused.type_name, "MemoryError", "{refused:?}");
+    assert!(!reports.path().join("big.txt").exists());
+    session
+        .run("Path('/out/small.txt').write_text('ok')")
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(reports.path().join("small.txt")).unwrap(),
+        "ok"
+    );
+}
+
+#[test]
+fn mount_options_out_of_range_are_configuration_errors() {
+    let dir = Scratch::new("options");
+    let mount = Mount::new("/data", dir.path(), MountMode::ReadOnly).unwrap();
+    let mut cpython = SessionOptions::new(Language::Python).engine(Interpreter::CPython);
+    cpython.mounts = vec![mount.clone()];
+    let mut twice = SessionOptions::new(Language::Python).engine(Interpreter::Monty);
+    twice.mounts = vec![mount.clone(), mount];
+    let huge = SessionOptions::new(Language::Python)
+        .engine(Interpreter::Monty)
+        .max_file_memory(stockade::MAX_FILE_MEMORY + 1);
+    for (options, words) in [
+        (cpython, "cpython"),
+        (twice, "two mounts"),
+        (huge, "max_file_memory"),
+    ] {
+        match Session::new(options) {
+            Err(Error::Configuration(err)) => {
+                assert!(err.message().contains(words), "{}", err.message())
+            }
+            other => panic!("expected a configuration error naming {words}, got {other:?}"),
+        }
+    }
 }

@@ -157,3 +157,28 @@ fn javascript_path_is_nodes_posix_path() {
         ])
     );
 }
+
+#[test]
+fn a_journaled_javascript_session_replays_its_file_reads_from_the_journal() {
+    let dir = scratch("journal");
+    std::fs::write(dir.join("state.txt"), "first").unwrap();
+    let seal = stockade::DumpSeal::new(&[[5u8; 32]], "files").unwrap();
+    let mut options = SessionOptions::new(Language::JavaScript).dumpable(true);
+    options.mounts = vec![Mount::new("/data", &dir, MountMode::ReadOnly).unwrap()];
+    let mut session = Session::new(options.clone()).unwrap();
+    session
+        .run("globalThis.seen = require('fs').readFileSync('/data/state.txt', 'utf8')")
+        .unwrap();
+    let bytes = session.dump(&seal).unwrap();
+    // The file changes; the replay reads what the session read, from the
+    // journal, and goes on; a new read sees the file as it is now.
+    std::fs::write(dir.join("state.txt"), "second").unwrap();
+    let mut restored = Session::restore(options, &seal, &bytes).unwrap();
+    assert_eq!(
+        restored
+            .run("[seen, require('fs').readFileSync('/data/state.txt', 'utf8')]")
+            .unwrap(),
+        Value::List(vec![s("first"), s("second")])
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -27,9 +27,19 @@ pub(crate) struct SessionFiles {
     table: MountTable,
     environ: Vec<(String, String)>,
     clock: GuestClock,
-    /// Each mount's guest path and directory, for the hard-link guard.
-    dirs: Vec<(String, Arc<Dir>)>,
+    /// Each mount's guest path, directory and mode, for the guards.
+    dirs: Vec<(String, Arc<Dir>, MountMode)>,
+    /// `max_file_memory`: the most one write may carry.
+    budget: u64,
 }
+
+/// Paths monty-fs refuses itself (longer, or deeper): the guards leave
+/// them to it rather than walk them.
+const MAX_PATH_BYTES: usize = 4096;
+const MAX_PATH_DEPTH: usize = 64;
+/// The most entries a directory renamed inside an overlay may hold: each
+/// is checked for hard links first.
+const MAX_OVERLAY_RENAME_ENTRIES: usize = 10_000;
 
 impl SessionFiles {
     /// The session's view of `mounts`: overlays start empty and share
@@ -61,13 +71,18 @@ impl SessionFiles {
                 monty_fs::Mount::with_root(mount.root.clone(), mode, None)
                     .with_memory_usage_limit(limit),
             );
-            dirs.push((mount.guest_path().to_owned(), Arc::clone(&mount.dir)));
+            dirs.push((
+                mount.guest_path().to_owned(),
+                Arc::clone(&mount.dir),
+                mount.mode(),
+            ));
         }
         Self {
             table,
             environ,
             clock,
             dirs,
+            budget,
         }
     }
 
@@ -85,7 +100,7 @@ impl SessionFiles {
             Ok(call) => call,
             Err(why) => return raise("TypeError", &why),
         };
-        if let Some(refused) = self.hard_linked(&call) {
+        if let Some(refused) = self.too_large(&call).or_else(|| self.hard_linked(&call)) {
             return refused;
         }
         match self.table.handle_os_call(call) {
@@ -107,6 +122,25 @@ impl SessionFiles {
         }
     }
 
+    /// A MemoryError for a write that carries more than `max_file_memory`,
+    /// whichever the mode.
+    fn too_large(&self, call: &OsFunctionCall) -> Option<CallOutcome> {
+        let size = match call {
+            OsFunctionCall::WriteText(args) | OsFunctionCall::AppendText(args) => args.data.len(),
+            OsFunctionCall::WriteBytes(args) | OsFunctionCall::AppendBytes(args) => args.data.len(),
+            _ => return None,
+        };
+        (size as u64 > self.budget).then(|| {
+            raise(
+                "MemoryError",
+                &format!(
+                    "a write of {size} bytes is more than max_file_memory ({} bytes)",
+                    self.budget
+                ),
+            )
+        })
+    }
+
     /// A PermissionError for a call that names a regular file with more
     /// than one hard link: another name for it may lie outside every
     /// mount, and nothing in the mount can show which. Existence checks
@@ -117,23 +151,31 @@ impl SessionFiles {
         }
         let paths = [call.fs_primary_path(), call.rename_destination()];
         for path in paths.into_iter().flatten() {
+            if path.len() > MAX_PATH_BYTES || path.split('/').count() > MAX_PATH_DEPTH + 1 {
+                continue;
+            }
             let normalized = normalize(path);
-            let Some((dir, relative)) = self.beneath(&normalized) else {
+            let Some((dir, relative, mode)) = self.beneath(&normalized) else {
                 continue;
             };
             if relative.is_empty() {
                 continue;
             }
-            if let Ok(meta) = dir.metadata(relative)
-                && meta.is_file()
-                && meta.nlink() > 1
+            let Ok(meta) = dir.metadata(relative) else {
+                continue;
+            };
+            if meta.is_file() && meta.nlink() > 1 {
+                return Some(hard_link_refused(path));
+            }
+            // An overlay keeps a renamed directory's files as pointers to
+            // their real names, which no later check would see: what is in
+            // it is checked now.
+            if meta.is_dir()
+                && mode == MountMode::Overlay
+                && matches!(call, OsFunctionCall::Rename(_))
+                && let Some(refused) = overlay_subtree_refused(dir, relative, path)
             {
-                return Some(raise(
-                    "PermissionError",
-                    &format!(
-                        "Permission denied: {path:?} (a file with more than one hard link is not served)"
-                    ),
-                ));
+                return Some(refused);
             }
         }
         None
@@ -141,10 +183,10 @@ impl SessionFiles {
 
     /// The mount a normalised guest path falls under (the longest), and
     /// the path relative to it.
-    fn beneath<'p>(&self, normalized: &'p str) -> Option<(&Dir, &'p str)> {
+    fn beneath<'p>(&self, normalized: &'p str) -> Option<(&Dir, &'p str, MountMode)> {
         self.dirs
             .iter()
-            .filter_map(|(guest, dir)| {
+            .filter_map(|(guest, dir, mode)| {
                 let rest = if guest == "/" {
                     Some(normalized.trim_start_matches('/'))
                 } else if normalized == guest {
@@ -154,11 +196,54 @@ impl SessionFiles {
                         .strip_prefix(guest.as_str())
                         .and_then(|rest| rest.strip_prefix('/'))
                 };
-                rest.map(|rest| (guest.len(), dir.as_ref(), rest))
+                rest.map(|rest| (guest.len(), dir.as_ref(), rest, *mode))
             })
-            .max_by_key(|(len, _, _)| *len)
-            .map(|(_, dir, rest)| (dir, rest))
+            .max_by_key(|(len, _, _, _)| *len)
+            .map(|(_, dir, rest, mode)| (dir, rest, mode))
     }
+}
+
+fn hard_link_refused(path: &str) -> CallOutcome {
+    raise(
+        "PermissionError",
+        &format!("Permission denied: {path:?} (a file with more than one hard link is not served)"),
+    )
+}
+
+/// A refusal when the real directory `relative` (guest path `path`) holds
+/// a file with more than one hard link, or more entries than are checked.
+fn overlay_subtree_refused(dir: &Dir, relative: &str, path: &str) -> Option<CallOutcome> {
+    let mut pending = vec![(relative.to_owned(), 0usize)];
+    let mut seen = 0usize;
+    while let Some((at, depth)) = pending.pop() {
+        let Ok(entries) = dir.read_dir(&at) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > MAX_OVERLAY_RENAME_ENTRIES || depth >= MAX_PATH_DEPTH {
+                return Some(raise(
+                    "OSError",
+                    &format!(
+                        "{path:?} holds more than {MAX_OVERLAY_RENAME_ENTRIES} entries, or is deeper than {MAX_PATH_DEPTH}, to rename inside an overlay"
+                    ),
+                ));
+            }
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else {
+                continue;
+            };
+            let child = format!("{at}/{name}");
+            match dir.symlink_metadata(&child) {
+                Ok(meta) if meta.is_file() && meta.nlink() > 1 => {
+                    return Some(hard_link_refused(path));
+                }
+                Ok(meta) if meta.is_dir() => pending.push((child, depth + 1)),
+                _ => {}
+            }
+        }
+    }
+    None
 }
 
 /// `path` made absolute with `.` and `..` resolved in the guest's own

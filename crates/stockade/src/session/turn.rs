@@ -4,9 +4,13 @@
 //! The turn's wall clock starts when the Feed is sent. `request_timeout`
 //! (and the `max_duration` backstop) count from there, extended only by the
 //! time the host spends inside host functions; a reply, a print or a call
-//! never resets them. Everything the worker may send is bounded: prints by
+//! never resets them. Time serving OS calls (files) is not guest time, so
+//! it extends the backstop, but it counts toward `request_timeout`: a
+//! guest cannot make the host work on its files for longer than a turn may
+//! last. Everything the worker may send is bounded: prints by
 //! `max_output_bytes` (an empty one is a broken worker), calls and lookups
-//! by `max_host_calls`, and once the host has ended a feed (Abort) the
+//! by `max_host_calls`, OS calls by `request_timeout` and the worker's
+//! own guest clock, and once the host has ended a feed (Abort) the
 //! worker may only print and report the end: another request kills it.
 
 use std::time::{Duration, Instant};
@@ -53,6 +57,9 @@ pub(super) struct Turn {
     /// Time spent inside host functions (and waiting on async ones), which
     /// no deadline counts.
     host_time: Duration,
+    /// Time spent serving OS calls, which the backstop does not count but
+    /// `request_timeout` does.
+    os_time: Duration,
     /// Guest time the worker had used before the turn began.
     elapsed_before: Duration,
     calls: u32,
@@ -68,6 +75,7 @@ impl Turn {
         Self {
             started: Instant::now(),
             host_time: Duration::ZERO,
+            os_time: Duration::ZERO,
             elapsed_before,
             calls: 0,
             output: 0,
@@ -114,8 +122,10 @@ impl Session {
         let base = turn.started + turn.host_time;
         let hard = base + self.options.request_timeout;
         if let Some(max) = self.options.limits.max_duration {
-            let backstop =
-                base + max.saturating_sub(turn.elapsed_before) + self.options.duration_grace;
+            let backstop = base
+                + turn.os_time
+                + max.saturating_sub(turn.elapsed_before)
+                + self.options.duration_grace;
             if backstop < hard {
                 return TurnDeadline {
                     at: backstop,
@@ -175,6 +185,17 @@ impl Session {
                     return Err(self.broken("an OS call stopped a turn outside a replay".into()));
                 }
             }
+        }
+    }
+
+    /// Sends an OS call's answer; one too large for a frame becomes a
+    /// MemoryError the guest meets, so the worker is never left waiting.
+    fn answer_os_call(&mut self, outcome: CallOutcome) -> Result<(), Error> {
+        match self.answer(&Request::OsReply(outcome)) {
+            Err(Error::Conversion(why)) => self.answer(&Request::OsReply(CallOutcome::Raise(
+                GuestException::new("MemoryError", &format!("the answer cannot cross: {why}")),
+            ))),
+            other => other,
         }
     }
 
@@ -282,14 +303,23 @@ impl Session {
                 }
                 Response::Lookup { name, .. } => return Ok(Stop::Lookup { name }),
                 Response::OsCall { .. } if self.replaying => return Ok(Stop::OsCall),
+                // The cpython engine's guests use the real OS calls under
+                // the sandbox; one that asks the host is not a worker we made.
+                Response::OsCall { .. }
+                    if self.options.interpreter() == stockade_wire::Interpreter::CPython =>
+                {
+                    return Err(self
+                        .broken("the cpython worker sent an OsCall, which it never does".into()));
+                }
                 Response::OsCall {
                     name, args, kwargs, ..
                 } => {
-                    // The host's work, never the guest's time.
+                    // The host's work, never the guest's time; but a turn
+                    // may not make the host work longer than it may last.
                     let started = Instant::now();
                     let outcome = self.files().call(&name, args, kwargs);
-                    turn.host_time += started.elapsed();
-                    self.answer(&Request::OsReply(outcome))?;
+                    turn.os_time += started.elapsed();
+                    self.answer_os_call(outcome)?;
                 }
                 Response::Await { call_ids, .. } => return Ok(Stop::Await { call_ids }),
                 Response::Complete { value, .. } => return Ok(Stop::Complete(value)),
