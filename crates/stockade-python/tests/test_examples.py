@@ -29,3 +29,13 @@ def test_the_readme_python_example_runs():
     section = readme.split("## The Python package", 1)[1]
     snippet = section.split("```python", 1)[1].split("```", 1)[0]
     exec(compile(snippet, "README.md", "exec"), {})
+
+
+def test_file_report_example_runs_in_both_languages():
+    done = subprocess.run([sys.executable, str(EXAMPLES / "file_report.py")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    for language in ("python", "javascript"):
+        assert f"{language} result: {{'east': 55, 'north': 150, 'south': 80}}" in done.stdout
+        assert f"[{language}] wrote 3 regions" in done.stdout
+        assert "- north: 150\n- south: 80" in done.stdout

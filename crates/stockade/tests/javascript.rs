@@ -230,9 +230,21 @@ fn node_and_deno_globals_are_absent() {
     let mut session = js();
     assert_eq!(
         session
-            .run("[typeof require, typeof process, typeof Deno, typeof fetch, typeof WebAssembly, typeof window, typeof document].join(',')")
+            .run("[typeof process, typeof Deno, typeof fetch, typeof WebAssembly, typeof window, typeof document].join(',')")
             .unwrap(),
-        s("undefined,undefined,undefined,undefined,undefined,undefined,undefined")
+        s("undefined,undefined,undefined,undefined,undefined,undefined")
+    );
+    // `require` gives Node's fs, fs/promises and path (docs/files.md), and
+    // nothing else: not a module of the host's, not a file.
+    assert_eq!(
+        session
+            .run("['child_process', 'os', 'net', 'http', '/etc/passwd', './x.js', 'node:vm'].map((name) => { try { require(name); return 'loaded'; } catch (e) { return e.code; } }).join(',')")
+            .unwrap(),
+        s("MODULE_NOT_FOUND,MODULE_NOT_FOUND,MODULE_NOT_FOUND,MODULE_NOT_FOUND,MODULE_NOT_FOUND,MODULE_NOT_FOUND,MODULE_NOT_FOUND")
+    );
+    assert_eq!(
+        session.run("Object.keys(globalThis).includes('require')").unwrap(),
+        Value::Bool(false)
     );
 }
 
