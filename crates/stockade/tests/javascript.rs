@@ -243,7 +243,9 @@ fn node_and_deno_globals_are_absent() {
         s("MODULE_NOT_FOUND,MODULE_NOT_FOUND,MODULE_NOT_FOUND,MODULE_NOT_FOUND,MODULE_NOT_FOUND,MODULE_NOT_FOUND,MODULE_NOT_FOUND")
     );
     assert_eq!(
-        session.run("Object.keys(globalThis).includes('require')").unwrap(),
+        session
+            .run("Object.keys(globalThis).includes('require')")
+            .unwrap(),
         Value::Bool(false)
     );
 }
