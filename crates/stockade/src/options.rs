@@ -176,6 +176,8 @@ pub(crate) struct WorkerKey {
     max_threads: u32,
     dumpable: bool,
     journal_seed: Option<u64>,
+    /// A frozen clock is part of a JavaScript worker's configuration.
+    frozen_clock_ms: Option<i64>,
 }
 
 impl SessionOptions {
@@ -322,6 +324,10 @@ impl SessionOptions {
             max_threads: self.max_threads,
             dumpable: self.dumpable,
             journal_seed: self.journal_seed,
+            frozen_clock_ms: match self.interpreter() {
+                Interpreter::QuickJs => self.clock.frozen_ms(),
+                _ => None,
+            },
         }
     }
 

@@ -101,6 +101,11 @@ fn without_strict_eval_code_from_strings_runs() {
 #[test]
 fn a_frozen_clock_never_advances() {
     let at = UNIX_EPOCH + Duration::from_secs(1_767_225_600); // 2026-01-01T00:00:00Z
+    // A session on the real clock leaves a spare worker behind, which a
+    // frozen one must not take.
+    Session::new(SessionOptions::new(Language::JavaScript))
+        .unwrap()
+        .close();
     let mut options = SessionOptions::new(Language::JavaScript);
     options.clock = stockade::GuestClock::Frozen(at);
     let mut session = Session::new(options).unwrap();
