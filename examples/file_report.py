@@ -53,9 +53,7 @@ totals
 def step(language: str, uploads: Path, reports: Path) -> None:
     mounts = [stockade.Mount("/data", uploads, mode="ro"),
               stockade.Mount("/out", reports, mode="rw")]
-    # Python guests read mounted files on the monty engine (docs/files.md).
-    engine = {"engine": "monty"} if language == "python" else {}
-    with stockade.Sandbox(language, mounts=mounts, **engine) as sandbox:
+    with stockade.Sandbox(language, mounts=mounts) as sandbox:
         totals = sandbox.run(GUEST[language], print=lambda stream, text: print(f"[{language}] {text}", end=""))
     report = (reports / "report.md").read_text()
     print(f"{language} result: {dict(sorted(totals.items()))}")

@@ -323,3 +323,49 @@ impl HostFunction {
         format!("<host function {}>", self.name)
     }
 }
+
+/// Asks the host to serve an OS call on a mounted file (guest.py's
+/// `mount_files` calls this, named as monty names its OS calls); returns
+/// `(True, value)`, or `(False, (type name, message))` for the exception
+/// the host named, which guest.py raises as the OSError Python would.
+#[pyfunction]
+pub fn os_call(
+    py: Python<'_>,
+    name: String,
+    args: Vec<Bound<'_, PyAny>>,
+) -> PyResult<(bool, Py<PyAny>)> {
+    let mut wire_args = Vec::with_capacity(args.len());
+    for arg in &args {
+        wire_args.push(to_wire(arg).map_err(|message| {
+            PyTypeError::new_err(format!(
+                "an argument of {name} cannot cross to the host: {message}"
+            ))
+        })?);
+    }
+    in_feed(|context| {
+        let outcome = ask(context, py, |link, elapsed| {
+            link.os_call(elapsed, name.clone(), wire_args, Vec::new())
+        })?;
+        match outcome {
+            CallOutcome::Return(value) => {
+                let value = to_python(py, value).map_err(|message| {
+                    PyTypeError::new_err(format!("the host's answer to {name}: {message}"))
+                })?;
+                Ok((true, value.unbind()))
+            }
+            CallOutcome::Raise(exception) => Ok((
+                false,
+                (exception.type_name, exception.message)
+                    .into_pyobject(py)?
+                    .into_any()
+                    .unbind(),
+            )),
+            // Link::os_call turns Abort into an interruption, and the wire
+            // has no pending OS call.
+            CallOutcome::Abort(message) => Err(PyRuntimeError::new_err(message)),
+            CallOutcome::Pending => Err(PyRuntimeError::new_err(
+                "the host answered an OS call as pending",
+            )),
+        }
+    })
+}

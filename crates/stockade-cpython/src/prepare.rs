@@ -106,6 +106,15 @@ impl CPythonPrepared {
         let code = std::ffi::CString::new(GUEST_PY).map_err(|e| e.to_string())?;
         py.run(&code, Some(&namespace), None::<&Bound<'_, PyDict>>)
             .map_err(|e| format!("the guest side failed to load: {e}"))?;
+        // Mounted paths go to the host; the guest learns the mounts at its
+        // first file call (a spare worker is started before its session).
+        guest
+            .getattr("mount_files")
+            .and_then(|mount| {
+                let os_call = py.import("stockade_cpython")?.getattr("os_call")?;
+                mount.call1((os_call,))
+            })
+            .map_err(|e| format!("cannot put the host's mounts under the guest's files: {e}"))?;
         if let Some(seed) = config.journal_seed {
             guest
                 .getattr("journal")

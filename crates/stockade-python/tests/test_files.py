@@ -21,14 +21,15 @@ totals
 """
 
 
-def test_an_upload_in_a_report_out(tmp_path):
+@pytest.mark.parametrize("engine", ["cpython", "monty"])
+def test_an_upload_in_a_report_out(tmp_path, engine):
     uploads, reports = tmp_path / "uploads", tmp_path / "reports"
     uploads.mkdir()
     reports.mkdir()
     (uploads / "sales.csv").write_text(SALES)
     mounts = [stockade.Mount("/data", uploads, mode="ro"),
               stockade.Mount("/out", reports, mode="rw")]
-    with stockade.Sandbox("python", engine="monty", mounts=mounts) as sandbox:
+    with stockade.Sandbox("python", engine=engine, mounts=mounts) as sandbox:
         assert sandbox.run(SUMMARY) == {"north": 150, "south": 80}
         with pytest.raises(stockade.GuestError) as refused:
             sandbox.run("Path('/data/sales.csv').write_text('')")

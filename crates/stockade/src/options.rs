@@ -406,11 +406,6 @@ impl SessionOptions {
                 crate::files::MAX_FILE_MEMORY
             ));
         }
-        if engine == Interpreter::CPython && !self.mounts.is_empty() {
-            return Err(
-                "mounts are not served to the cpython engine yet (docs/files.md): use engine monty for Python guests that read mounted files".into(),
-            );
-        }
         for (i, mount) in self.mounts.iter().enumerate() {
             if self.mounts[..i]
                 .iter()

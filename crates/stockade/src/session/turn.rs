@@ -303,14 +303,6 @@ impl Session {
                 }
                 Response::Lookup { name, .. } => return Ok(Stop::Lookup { name }),
                 Response::OsCall { .. } if self.replaying => return Ok(Stop::OsCall),
-                // The cpython engine's guests use the real OS calls under
-                // the sandbox; one that asks the host is not a worker we made.
-                Response::OsCall { .. }
-                    if self.options.interpreter() == stockade_wire::Interpreter::CPython =>
-                {
-                    return Err(self
-                        .broken("the cpython worker sent an OsCall, which it never does".into()));
-                }
                 Response::OsCall {
                     name, args, kwargs, ..
                 } => {
