@@ -429,6 +429,59 @@ def _named_like(function, original, module):
     return function
 
 
+
+def _read_wall_clock_through(wall, replace_class_attribute):
+    """Makes everything that reads the wall clock read `wall()` instead:
+    `time.localtime`, `gmtime`, `ctime`, `asctime` and `strftime` when
+    given no time, and `datetime.now`/`utcnow` (`date.today` asks
+    `time.time`, which the caller has replaced)."""
+    import datetime
+    import gc
+    import time
+
+    # The functions that read the wall clock when given no time (or None).
+    def now_unless_given(convert):
+        def converted(secs=None):
+            return convert(wall() if secs is None else secs)
+        return _named_like(converted, convert, "time")
+
+    for name in ("localtime", "gmtime", "ctime"):
+        setattr(time, name, now_unless_given(getattr(time, name)))
+    # These take a time tuple, which only leaving it out replaces (None is
+    # a TypeError, as it is without the journal).
+    missing = object()
+    asctime, strftime, localtime = time.asctime, time.strftime, time.localtime
+
+    def asctime_(t=missing):
+        return asctime(localtime() if t is missing else t)
+
+    def strftime_(format, t=missing):
+        return strftime(format, localtime() if t is missing else t)
+
+    time.asctime = _named_like(asctime_, asctime, "time")
+    time.strftime = _named_like(strftime_, strftime, "time")
+
+    # `date.today()` asks `time.time()` already; `now` and `utcnow` read
+    # the system clock in C, so the class's own dict takes new ones.
+    moment = datetime.datetime
+    own = gc.get_referents(moment.__dict__)
+    if len(own) != 1 or not isinstance(own[0], dict) or own[0].get("now") is not moment.__dict__["now"]:
+        raise RuntimeError("cannot replace datetime.now on this interpreter")
+
+    def now(cls, tz=None):
+        return cls.fromtimestamp(wall(), tz)
+
+    def utcnow(cls):
+        return cls.utcfromtimestamp(wall())
+
+    for function in (now, utcnow):
+        original = getattr(moment, function.__name__)
+        function.__qualname__ = "datetime." + function.__name__
+        function.__module__ = "datetime"
+        function.__doc__ = original.__doc__
+        replace_class_attribute(moment, own[0], function.__name__, classmethod(function))
+
+
 def journal(seed):
     """Makes a dumpable session's outside world replayable (the host keeps
     a journal of it): every clock the `time` and `datetime` modules read
@@ -466,47 +519,7 @@ def journal(seed):
         clock_pair(kind, seconds_name, ns_name)
     wall = time.time
 
-    # The functions that read the wall clock when given no time (or None).
-    def now_unless_given(convert):
-        def converted(secs=None):
-            return convert(wall() if secs is None else secs)
-        return _named_like(converted, convert, "time")
-
-    for name in ("localtime", "gmtime", "ctime"):
-        setattr(time, name, now_unless_given(getattr(time, name)))
-    # These take a time tuple, which only leaving it out replaces (None is
-    # a TypeError, as it is without the journal).
-    missing = object()
-    asctime, strftime, localtime = time.asctime, time.strftime, time.localtime
-
-    def asctime_(t=missing):
-        return asctime(localtime() if t is missing else t)
-
-    def strftime_(format, t=missing):
-        return strftime(format, localtime() if t is missing else t)
-
-    time.asctime = _named_like(asctime_, asctime, "time")
-    time.strftime = _named_like(strftime_, strftime, "time")
-
-    # `date.today()` asks `time.time()` already; `now` and `utcnow` read
-    # the system clock in C, so the class's own dict takes new ones.
-    moment = datetime.datetime
-    own = gc.get_referents(moment.__dict__)
-    if len(own) != 1 or not isinstance(own[0], dict) or own[0].get("now") is not moment.__dict__["now"]:
-        raise RuntimeError("cannot journal datetime.now on this interpreter")
-
-    def now(cls, tz=None):
-        return cls.fromtimestamp(wall(), tz)
-
-    def utcnow(cls):
-        return cls.utcfromtimestamp(wall())
-
-    for function in (now, utcnow):
-        original = getattr(moment, function.__name__)
-        function.__qualname__ = "datetime." + function.__name__
-        function.__module__ = "datetime"
-        function.__doc__ = original.__doc__
-        replace_class_attribute(moment, own[0], function.__name__, classmethod(function))
+    _read_wall_clock_through(wall, replace_class_attribute)
 
     # Randomness: SHAKE-256 over the key and a call counter (one call per
     # draw, whatever its size; the counter is atomic across threads).
@@ -876,3 +889,35 @@ def mount_files(os_call):
     os.stat, os.lstat, os.listdir, os.scandir = stat_, lstat_, listdir_, scandir_
     os.mkdir, os.unlink, os.remove, os.rmdir = mkdir_, unlink_, unlink_, rmdir_
     os.rename, os.replace, os.access = rename_, rename_, access_
+
+
+
+def freeze_clock(at, replace_class_attribute):
+    """The host froze the session's clock at `at` (seconds since the
+    epoch): `time.time`, `time.time_ns` and everything that reads the wall
+    clock give that instant. The steady clocks run on (timeouts work)."""
+    import time
+
+    def frozen():
+        return at
+
+    def frozen_ns():
+        return int(at * 1e9)
+
+    time.time = _named_like(frozen, time.time, "time")
+    time.time_ns = _named_like(frozen_ns, time.time_ns, "time")
+    _read_wall_clock_through(time.time, replace_class_attribute)
+
+
+def adopt_world(os_call, replace_class_attribute):
+    """At a session's first feed, the world the host chose for it: the
+    environment (`os.environ`, nothing else) and, when frozen, the clock."""
+    import os
+
+    ok, environ = os_call("os.environ", [])
+    if ok:
+        os.environ.clear()
+        os.environ.update(environ)
+    ok, at = os_call("stockade.clock", [])
+    if ok and at is not None:
+        freeze_clock(at, replace_class_attribute)

@@ -89,6 +89,11 @@ pub(crate) fn answer(
                 None => raise("OverflowError", "the clock is outside the years 1 to 9999"),
             }
         }
+        // The CPython engine asks, once, whether to freeze its clock.
+        "stockade.clock" => CallOutcome::Return(match clock {
+            GuestClock::Real => Value::None,
+            GuestClock::Frozen(_) => Value::Float(clock.unix_micros() as f64 / 1e6),
+        }),
         "date.today" => match DateTime::from_unix_micros(clock.unix_micros(), None) {
             Some(now) => CallOutcome::Return(Value::Date(Date { ..now.date })),
             None => raise("OverflowError", "the clock is outside the years 1 to 9999"),
