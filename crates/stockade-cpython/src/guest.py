@@ -579,7 +579,8 @@ def reseed(more):
 # `rmdir`, `rename`/`replace` and `access` send it to the host as an OS
 # call (as monty names them), and everything built on them (pathlib,
 # os.path, glob, shutil, csv, pandas) follows. Any other path goes to the
-# real function, under the sandbox.
+# real function, under the sandbox; when that fails and the host has an
+# `os_handler`, the call goes to the host after all, for the handler.
 
 _ERRNO = {"FileNotFoundError": 2, "PermissionError": 13, "FileExistsError": 17,
           "IsADirectoryError": 21, "NotADirectoryError": 20}
@@ -599,10 +600,26 @@ def mount_files(os_call):
              "rename", "replace", "access")}
     real_open = io.open
     prefixes = []
+    handled = []
     asked = []
 
-    def mounted(path):
-        """The normalised guest path when `path` lies under a mount."""
+    def learned():
+        """Whether the host said where the mounts are (asked once a
+        session, inside a feed: outside one the host cannot be reached)."""
+        if not asked:
+            try:
+                ok, found = os_call("stockade.mounts", [])
+            except RuntimeError:
+                return False
+            if not ok:
+                return False
+            prefixes.extend(found[0])
+            handled.extend([True] if found[1] else [])
+            asked.append(True)
+        return True
+
+    def normal(path):
+        """`path` as a normalised absolute guest path, or None."""
         if isinstance(path, int):
             return None
         try:
@@ -611,19 +628,6 @@ def mount_files(os_call):
             return None
         if isinstance(path, bytes):
             path = path.decode("utf-8", "surrogateescape")
-        if not asked:
-            # Asked once a session, inside a feed (outside one the host
-            # cannot be reached: no mount is seen, and it is asked again).
-            try:
-                found = os_call("stockade.mounts", [])
-            except RuntimeError:
-                return None
-            if not found[0]:
-                return None
-            prefixes.extend(found[1])
-            asked.append(True)
-        if not prefixes:
-            return None
         parts = []
         for part in ("/" + path if not path.startswith("/") else path).split("/"):
             if part in ("", "."):
@@ -633,11 +637,33 @@ def mount_files(os_call):
                     parts.pop()
             else:
                 parts.append(part)
-        normal = "/" + "/".join(parts)
+        return "/" + "/".join(parts)
+
+    def mounted(path):
+        """The normalised guest path when `path` lies under a mount."""
+        if not learned() or not prefixes:
+            return None
+        target = normal(path)
+        if target is None:
+            return None
         for prefix in prefixes:
-            if prefix == "/" or normal == prefix or normal.startswith(prefix + "/"):
-                return normal
+            if prefix == "/" or target == prefix or target.startswith(prefix + "/"):
+                return target
         return None
+
+    def either(path, usable, real_call, host_call):
+        """The host's answer for a mounted path; else the real call, and
+        the host's (its `os_handler`'s) when that fails and there is one."""
+        target = mounted(path) if usable else None
+        if target is not None:
+            return host_call(target)
+        try:
+            return real_call()
+        except (FileNotFoundError, PermissionError):
+            target = normal(path) if usable and learned() and handled else None
+            if target is None:
+                raise
+            return host_call(target)
 
     def fail(kind, message, path, path2=None):
         number = _ERRNO.get(kind)
@@ -733,9 +759,12 @@ def mount_files(os_call):
 
     def open_(file, mode="r", buffering=-1, encoding=None, errors=None, newline=None,
               closefd=True, opener=None):
-        path = mounted(file) if opener is None else None
-        if path is None:
-            return real_open(file, mode, buffering, encoding, errors, newline, closefd, opener)
+        return either(file, opener is None,
+                      lambda: real_open(file, mode, buffering, encoding, errors, newline,
+                                        closefd, opener),
+                      lambda path: host_open(path, mode, encoding, errors, newline))
+
+    def host_open(path, mode, encoding, errors, newline):
         kinds = [k for k in "rwax" if k in mode]
         if not isinstance(mode, str) or len(kinds) != 1 or set(mode) - set("rwaxbt+"):
             raise ValueError(f"invalid mode: {mode!r}")
@@ -766,23 +795,22 @@ def mount_files(os_call):
         text.mode = mode
         return text
 
-    def stat_(path, *, dir_fd=None, follow_symlinks=True):
-        target = mounted(path) if dir_fd is None else None
-        if target is None:
-            return real["stat"](path, dir_fd=dir_fd, follow_symlinks=follow_symlinks)
+    def host_stat(target):
         return os.stat_result(tuple(call("Path.stat", target)))
+
+    def stat_(path, *, dir_fd=None, follow_symlinks=True):
+        return either(path, dir_fd is None,
+                      lambda: real["stat"](path, dir_fd=dir_fd, follow_symlinks=follow_symlinks),
+                      host_stat)
 
     def lstat_(path, *, dir_fd=None):
-        target = mounted(path) if dir_fd is None else None
-        if target is None:
-            return real["lstat"](path, dir_fd=dir_fd)
-        return os.stat_result(tuple(call("Path.stat", target)))
+        return either(path, dir_fd is None, lambda: real["lstat"](path, dir_fd=dir_fd), host_stat)
+
+    def host_listdir(target):
+        return [entry.rsplit("/", 1)[-1] for entry in call("Path.iterdir", target)]
 
     def listdir_(path="."):
-        target = mounted(path)
-        if target is None:
-            return real["listdir"](path)
-        return [entry.rsplit("/", 1)[-1] for entry in call("Path.iterdir", target)]
+        return either(path, True, lambda: real["listdir"](path), host_listdir)
 
     class Entry:
         """os.DirEntry for a mounted directory's entry."""
@@ -838,29 +866,21 @@ def mount_files(os_call):
             self._entries = iter(())
 
     def scandir_(path="."):
-        target = mounted(path)
-        if target is None:
-            return real["scandir"](path)
-        shown = os.fspath(path)
-        return Scan([Entry(shown, name) for name in listdir_(target)])
+        return either(path, True, lambda: real["scandir"](path),
+                      lambda target: Scan([Entry(os.fspath(path), name)
+                                           for name in host_listdir(target)]))
 
     def mkdir_(path, mode=0o777, *, dir_fd=None):
-        target = mounted(path) if dir_fd is None else None
-        if target is None:
-            return real["mkdir"](path, mode, dir_fd=dir_fd)
-        call("Path.mkdir", target, False, False)
+        return either(path, dir_fd is None, lambda: real["mkdir"](path, mode, dir_fd=dir_fd),
+                      lambda target: call("Path.mkdir", target, False, False))
 
     def unlink_(path, *, dir_fd=None):
-        target = mounted(path) if dir_fd is None else None
-        if target is None:
-            return real["unlink"](path, dir_fd=dir_fd)
-        call("Path.unlink", target)
+        return either(path, dir_fd is None, lambda: real["unlink"](path, dir_fd=dir_fd),
+                      lambda target: call("Path.unlink", target))
 
     def rmdir_(path, *, dir_fd=None):
-        target = mounted(path) if dir_fd is None else None
-        if target is None:
-            return real["rmdir"](path, dir_fd=dir_fd)
-        call("Path.rmdir", target)
+        return either(path, dir_fd is None, lambda: real["rmdir"](path, dir_fd=dir_fd),
+                      lambda target: call("Path.rmdir", target))
 
     def rename_(src, dst, *, src_dir_fd=None, dst_dir_fd=None):
         source, target = mounted(src), mounted(dst)

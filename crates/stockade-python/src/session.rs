@@ -342,6 +342,30 @@ impl NativeSession {
         Ok(())
     }
 
+    /// Makes `callable(name, args, kwargs)` the answer to OS calls no
+    /// mount, environ or clock covers (docs/files.md).
+    fn set_os_handler(&self, py: Python<'_>, callable: Py<PyAny>) -> PyResult<()> {
+        let mut guard = self.lock(py)?;
+        let session = open(&mut guard)?;
+        let mut call = sync_function(callable);
+        session.set_os_handler(move |name, args| {
+            let keyword = args
+                .keyword
+                .into_iter()
+                .map(|(key, value)| (stockade::Value::Str(key), value))
+                .collect();
+            call(stockade::Args {
+                positional: vec![
+                    stockade::Value::Str(name.to_owned()),
+                    stockade::Value::List(args.positional),
+                    stockade::Value::Dict(keyword),
+                ],
+                keyword: Vec::new(),
+            })
+        });
+        Ok(())
+    }
+
     /// Ends the call running in another thread, killing the worker (the
     /// session is lost); does nothing when no call runs.
     fn cancel(&self) {

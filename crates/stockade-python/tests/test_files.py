@@ -69,3 +69,24 @@ def test_environ_and_a_frozen_clock_in_both_languages():
         assert sandbox.run("Date.now()") == 1767225600000
     with pytest.raises(stockade.ConfigurationError, match="clock"):
         stockade.Sandbox("python", engine="monty", clock="sometimes")
+
+
+@pytest.mark.parametrize("engine", ["cpython", "monty"])
+def test_an_os_handler_answers_paths_outside_the_mounts(engine):
+    calls = []
+
+    def handler(name, args, kwargs):
+        calls.append(name)
+        if args and args[0] == "/virtual/config.txt":
+            return "from the host" if name == "Path.read_text" else b"from the host"
+        raise PermissionError("not served")
+
+    with stockade.Sandbox("python", engine=engine, os_handler=handler) as sandbox:
+        assert sandbox.run("from pathlib import Path\nPath('/virtual/config.txt').read_text()") \
+            == "from the host"
+        with pytest.raises(stockade.GuestError) as refused:
+            sandbox.run("Path('/virtual/other.txt').read_text()")
+        assert refused.value.type == "PermissionError"
+    assert calls
+    with pytest.raises(stockade.ConfigurationError, match="os_handler"):
+        stockade.Sandbox("python", engine=engine, os_handler="not callable")

@@ -109,6 +109,14 @@ impl AsyncSession {
             .await
     }
 
+    /// See [`Session::set_os_handler`].
+    pub fn set_os_handler(
+        &self,
+        handler: impl FnMut(&str, crate::host::Args) -> HostResult + Send + 'static,
+    ) {
+        lock(&self.inner).set_os_handler(handler);
+    }
+
     /// See [`Session::declare_function`].
     pub fn declare_function(&self, name: &str) {
         lock(&self.inner).declare_function(name);

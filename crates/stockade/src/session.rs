@@ -91,7 +91,13 @@ pub struct Session {
     replaying: bool,
     /// The mounts as this session sees them, made at its first OS call.
     files: Option<crate::files::SessionFiles>,
+    /// The host's answer to OS calls nothing else covers.
+    os_handler: Option<Box<OsHandler>>,
 }
+
+/// A host's fallback for OS calls no mount, environment or clock answers:
+/// the call's name (as monty names them) and its arguments.
+pub type OsHandler = dyn FnMut(&str, Args) -> crate::host::HostResult + Send;
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -193,6 +199,19 @@ impl Session {
                 runtime,
             },
         );
+    }
+
+    /// Answers the guest's OS calls that no mount, `environ` or `clock`
+    /// covers (a file outside every mount, say): `handler` gets the call's
+    /// name, as monty names OS calls (`Path.read_text`, `open`, ...), and
+    /// its arguments, and returns the value the guest gets or the error it
+    /// raises (redacted unless `show_host_errors`). Without one, those
+    /// calls are PermissionError. Its time is the host's, never the guest's.
+    pub fn set_os_handler(
+        &mut self,
+        handler: impl FnMut(&str, Args) -> crate::host::HostResult + Send + 'static,
+    ) {
+        self.os_handler = Some(Box::new(handler));
     }
 
     /// Makes `name` callable from the guest with no function behind it:

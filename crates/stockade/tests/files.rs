@@ -478,3 +478,48 @@ fn mount_options_out_of_range_are_configuration_errors() {
         }
     }
 }
+
+fn an_os_handler_answers_what_no_mount_covers(engine: Interpreter) {
+    let uploads = Scratch::new("handler");
+    uploads.write("a.txt", "mounted");
+    let mut session = python_with(
+        engine,
+        vec![Mount::new("/data", uploads.path(), MountMode::ReadOnly).unwrap()],
+    );
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    session.set_os_handler(move |name, args| {
+        log.lock().unwrap().push(name.to_owned());
+        match (name, args.get(0)) {
+            ("Path.read_bytes" | "Path.read_text", Some(Value::Str(path)))
+                if path == "/virtual/hello.txt" =>
+            {
+                Ok(if name == "Path.read_text" {
+                    Value::Str("from the handler".into())
+                } else {
+                    Value::Bytes(b"from the handler".to_vec())
+                })
+            }
+            _ => Err(stockade::HostError::new("PermissionError", "not here")),
+        }
+    });
+    assert_eq!(
+        session
+            .run("from pathlib import Path\n[Path('/data/a.txt').read_text(), Path('/virtual/hello.txt').read_text()]")
+            .unwrap(),
+        Value::List(vec![Value::Str("mounted".into()), Value::Str("from the handler".into())])
+    );
+    let refused = guest_error(session.run("Path('/virtual/other.txt').read_text()"));
+    assert_eq!(refused.type_name, "PermissionError", "{refused:?}");
+    // The mounted file never reached the handler.
+    let names = seen.lock().unwrap().clone();
+    assert!(
+        names
+            .iter()
+            .all(|name| name.starts_with("Path.read") || name == "Path.exists" || name == "open"),
+        "{names:?}"
+    );
+    assert!(!names.is_empty());
+}
+
+on_both_python_engines!(an_os_handler_answers_what_no_mount_covers);

@@ -173,11 +173,16 @@ class _Base:
                  dump_keys: Optional[Sequence[bytes]] = None,
                  dump_context: Union[str, bytes, None] = None, **options: Any) -> None:
         self._seal = _seal(dump_keys, dump_context)
+        os_handler = options.pop("os_handler", None)
+        if os_handler is not None and not callable(os_handler):
+            raise ConfigurationError("os_handler= takes a callable(name, args, kwargs)")
         settings = _options(language, limits, sandbox, worker, options)
         if self._seal is not None:
             # A session that may be dumped keeps what a dump needs from its start.
             settings["dumpable"] = True
         self._adopt(language, settings, None)
+        if os_handler is not None:
+            self._native.set_os_handler(os_handler)
 
     def _adopt(self, language: str, options: Dict[str, Any],
                native: Optional[_native.NativeSession]) -> None:

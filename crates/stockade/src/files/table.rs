@@ -21,6 +21,16 @@ use super::mount::{Mount, MountMode};
 use super::os_call;
 use super::world::{self, GuestClock};
 
+/// What the session's own tables made of an OS call.
+#[derive(Debug)]
+pub(crate) enum Served {
+    /// A mount, the environment or the clock answered it.
+    Answered(CallOutcome),
+    /// Nothing covers it; this is the refusal, unless the host's
+    /// `os_handler` answers instead.
+    Unserved(CallOutcome),
+}
+
 /// The mounts one session sees, and their state.
 #[derive(Debug)]
 pub(crate) struct SessionFiles {
@@ -87,47 +97,52 @@ impl SessionFiles {
     }
 
     /// Serves one OS call of the guest's.
-    pub(crate) fn call(
+    pub(crate) fn serve(
         &mut self,
         name: &str,
         args: Vec<Value>,
         kwargs: Vec<(String, Value)>,
-    ) -> CallOutcome {
-        if let Some(answer) = world::answer(name, &args, &kwargs, &self.environ, self.clock) {
-            return answer;
+    ) -> Served {
+        match self.call(name, args, kwargs) {
+            Ok(answer) => Served::Answered(answer),
+            Err(refusal) => Served::Unserved(refusal),
         }
-        // The CPython engine asks where its guest's mounts are, once.
-        if name == "stockade.mounts" {
-            return CallOutcome::Return(Value::List(
-                self.dirs
-                    .iter()
-                    .map(|(guest, _, _)| Value::Str(guest.clone()))
-                    .collect(),
-            ));
+    }
+
+    /// An answer, or Err with the refusal when nothing covers the call.
+    fn call(
+        &mut self,
+        name: &str,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> Result<CallOutcome, CallOutcome> {
+        if let Some(answer) = world::answer(name, &args, &kwargs, &self.environ, self.clock) {
+            return Ok(answer);
         }
         let call = match os_call::decode(name, args, kwargs) {
             Ok(call) => call,
-            Err(why) => return raise("TypeError", &why),
+            // A name no engine of ours sends: the host's handler may know it.
+            Err(why) => return Err(raise("PermissionError", &why)),
         };
         if let Some(refused) = self.too_large(&call).or_else(|| self.hard_linked(&call)) {
-            return refused;
+            return Ok(refused);
         }
         match self.table.handle_os_call(call) {
-            MountCallOutcome::Handled(Ok(object)) => match os_call::encode(object) {
+            MountCallOutcome::Handled(Ok(object)) => Ok(match os_call::encode(object) {
                 Ok(value) => CallOutcome::Return(value),
                 Err(why) => raise("RuntimeError", &why),
-            },
-            MountCallOutcome::Handled(Err(err)) => exception(&err.into_exception()),
+            }),
+            MountCallOutcome::Handled(Err(err)) => Ok(exception(&err.into_exception())),
             MountCallOutcome::NotHandled(call) if call.fs_primary_path().is_some() => {
-                exception(&call.on_no_handler())
+                Err(exception(&call.on_no_handler()))
             }
-            MountCallOutcome::NotHandled(call) => raise(
+            MountCallOutcome::NotHandled(call) => Err(raise(
                 "PermissionError",
                 &format!(
                     "{} is not available: the sandbox has no operating system access",
                     call.name()
                 ),
-            ),
+            )),
         }
     }
 

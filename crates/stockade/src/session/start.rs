@@ -118,6 +118,7 @@ impl Session {
             reseed_before_feed: false,
             replaying: false,
             files: None,
+            os_handler: None,
         };
         session.configure()?;
         session.start_supervision()?;

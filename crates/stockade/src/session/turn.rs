@@ -188,6 +188,55 @@ impl Session {
         }
     }
 
+    /// The answer to an OS call: the session's mounts, environment and
+    /// clock, then the host's `os_handler` for what none of them covers.
+    fn serve_os_call(
+        &mut self,
+        name: &str,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> CallOutcome {
+        // The CPython engine asks, once, where its guest's mounts are, and
+        // whether anything answers the paths outside them.
+        if name == "stockade.mounts" {
+            let mounts = self
+                .options
+                .mounts
+                .iter()
+                .map(|mount| Value::Str(mount.guest_path().to_owned()))
+                .collect();
+            return CallOutcome::Return(Value::Tuple(vec![
+                Value::List(mounts),
+                Value::Bool(self.os_handler.is_some()),
+            ]));
+        }
+        let fallback = self
+            .os_handler
+            .is_some()
+            .then(|| (args.clone(), kwargs.clone()));
+        let refusal = match self.files().serve(name, args, kwargs) {
+            crate::files::Served::Answered(outcome) => return outcome,
+            crate::files::Served::Unserved(refusal) => refusal,
+        };
+        let (Some(handler), Some((positional, keyword))) = (self.os_handler.as_mut(), fallback)
+        else {
+            return refusal;
+        };
+        let policy = CallPolicy {
+            max_wait: self.options.max_host_wait,
+            redact: self.options.redact_host_errors,
+        };
+        let started = Instant::now();
+        let args = Args {
+            positional,
+            keyword,
+        };
+        // A panic never unwinds into the session (as for host functions).
+        let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(name, args)))
+            .map_err(|_| host::Panicked);
+        host::outcome(name, answer, started.elapsed(), &policy)
+    }
+
     /// Sends an OS call's answer; one too large for a frame becomes a
     /// MemoryError the guest meets, so the worker is never left waiting.
     fn answer_os_call(&mut self, outcome: CallOutcome) -> Result<(), Error> {
@@ -309,7 +358,7 @@ impl Session {
                     // The host's work, never the guest's time; but a turn
                     // may not make the host work longer than it may last.
                     let started = Instant::now();
-                    let outcome = self.files().call(&name, args, kwargs);
+                    let outcome = self.serve_os_call(&name, args, kwargs);
                     turn.os_time += started.elapsed();
                     self.answer_os_call(outcome)?;
                 }
