@@ -182,3 +182,70 @@ fn a_journaled_javascript_session_replays_its_file_reads_from_the_journal() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn javascript_fifos_budgets_and_racing_renames_are_refused() {
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+    let dir = scratch("hostile");
+    let outside = scratch("hostile-outside");
+    std::fs::write(outside.join("inner.txt"), "outside!").unwrap();
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    std::fs::write(dir.join("sub/inner.txt"), "inside").unwrap();
+    std::fs::write(dir.join("big.txt"), "x".repeat(64 * 1024)).unwrap();
+    let fifo = std::ffi::CString::new(dir.join("pipe").as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path; mkfifo only creates the node.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let mut options = SessionOptions::new(Language::JavaScript).max_file_memory(16 * 1024);
+    options.mounts = vec![Mount::new("/data", &dir, MountMode::Overlay).unwrap()];
+    let mut session = Session::new(options).unwrap();
+    let codes = "
+        const fs = require('fs');
+        const code = (f) => { try { f(); return 'no error'; } catch (e) { return e.code; } };
+        [code(() => fs.readFileSync('/data/pipe')),
+         code(() => fs.readFileSync('/data/big.txt')),
+         code(() => fs.writeFileSync('/data/new.txt', 'y'.repeat(20000)))]";
+    let Value::List(codes) = session.run(codes).unwrap() else {
+        panic!("expected a list");
+    };
+    // Refused at once (the run returned), whatever words say so.
+    assert_ne!(codes[0], s("no error"), "a FIFO must be refused: {codes:?}");
+    assert_eq!(codes[1], s("ENOMEM"), "{codes:?}");
+    assert_eq!(codes[2], s("ENOMEM"), "{codes:?}");
+    // A host thread swaps `sub` for a symlink out while the guest reads.
+    let stop = Arc::new(AtomicBool::new(false));
+    let racer = {
+        let stop = Arc::clone(&stop);
+        let root = dir.clone();
+        let target = outside.clone();
+        std::thread::spawn(move || {
+            let sub = root.join("sub");
+            let parked = root.join("parked");
+            while !stop.load(Ordering::Relaxed) {
+                let _ = std::fs::rename(&sub, &parked);
+                let _ = std::os::unix::fs::symlink(&target, &sub);
+                let _ = std::fs::remove_file(&sub);
+                let _ = std::fs::rename(&parked, &sub);
+            }
+        })
+    };
+    let seen = session
+        .run(
+            "const seen = new Set();
+             for (let i = 0; i < 3000; i++) {
+               try { seen.add(require('fs').readFileSync('/data/sub/inner.txt', 'utf8')); }
+               catch (e) { seen.add(e.code); }
+             }
+             [...seen].sort()",
+        )
+        .unwrap();
+    stop.store(true, Ordering::Relaxed);
+    racer.join().unwrap();
+    let Value::List(seen) = seen else {
+        panic!("expected a list, got {seen:?}");
+    };
+    assert!(!seen.contains(&s("outside!")), "{seen:?}");
+    assert!(seen.contains(&s("inside")), "{seen:?}");
+    let _ = std::fs::remove_dir_all(dir);
+    let _ = std::fs::remove_dir_all(outside);
+}
