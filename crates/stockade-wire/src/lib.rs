@@ -42,7 +42,7 @@ pub use message::{
 };
 pub use names::UnknownName;
 pub use sandbox::{Layer, SandboxMode, SandboxReport};
-pub use time::{Date, DateTime, Time, TimeDelta};
+pub use time::{Date, DateTime, Time, TimeDelta, civil_from_days, days_from_civil};
 pub use value::Value;
 pub use version::{MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION, check_protocol_version};
 

@@ -130,7 +130,7 @@ impl DateTime {
 
 /// The proleptic Gregorian (year, month, day) `days` after 1970-01-01
 /// (Howard Hinnant's `civil_from_days`).
-fn civil_from_days(days: i64) -> (i64, u8, u8) {
+pub fn civil_from_days(days: i64) -> (i64, u8, u8) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
@@ -162,8 +162,30 @@ impl TimeDelta {
     }
 }
 
+/// Days since 1970-01-01 of a civil date.
+pub fn days_from_civil(year: i64, month: u8, day: u8) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let yoe = year.rem_euclid(400);
+    let month = i64::from(month);
+    let mp = if month > 2 { month - 3 } else { month + 9 };
+    let doy = (153 * mp + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn civil_dates_round_trip() {
+        for days in [-719_162, -1, 0, 1, 11_016, 19_000, 2_932_896] {
+            let (y, m, d) = super::civil_from_days(days);
+            assert_eq!(super::days_from_civil(y, m, d), days, "{y}-{m}-{d}");
+        }
+        assert_eq!(super::civil_from_days(0), (1970, 1, 1));
+        assert_eq!(super::civil_from_days(19_782), (2024, 2, 29));
+    }
+
     #[test]
     fn unix_micros_become_the_calendar_python_gives() {
         // datetime.fromtimestamp(1796079576.194051, timezone.utc)

@@ -4,7 +4,7 @@ use num_bigint::BigInt;
 use rquickjs::{
     Array, ArrayBuffer, Ctx, Function, JsLifetime, Object, Type, Value as JsValue, qjs,
 };
-use stockade_wire::{Date, DateTime, GuestException, Time, Value};
+use stockade_wire::{DateTime, GuestException, Value};
 
 /// Deepest JavaScript value converted; past it a value crosses as a repr,
 /// and the wire refuses anything past 64 anyway.
@@ -343,50 +343,7 @@ fn date_from_millis(millis: f64) -> Option<DateTime> {
     if !millis.is_finite() {
         return None;
     }
-    let total_ms = millis as i64;
-    let days = total_ms.div_euclid(86_400_000);
-    let ms_of_day = total_ms.rem_euclid(86_400_000);
-    let (year, month, day) = civil_from_days(days);
-    let date = Date {
-        year: i32::try_from(year).ok()?,
-        month,
-        day,
-    };
-    let time = Time {
-        hour: (ms_of_day / 3_600_000) as u8,
-        minute: (ms_of_day / 60_000 % 60) as u8,
-        second: (ms_of_day / 1000 % 60) as u8,
-        microsecond: (ms_of_day % 1000) as u32 * 1000,
-        offset_seconds: Some(0),
-    };
-    let dt = DateTime { date, time };
-    dt.validate().ok().map(|()| dt)
-}
-
-/// Days since 1970-01-01 to a civil date (proleptic Gregorian).
-fn civil_from_days(days: i64) -> (i64, u8, u8) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u8;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
-/// Days since 1970-01-01 of a civil date.
-fn days_from_civil(year: i64, month: u8, day: u8) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let yoe = year.rem_euclid(400);
-    let month = i64::from(month);
-    let mp = if month > 2 { month - 3 } else { month + 9 };
-    let doy = (153 * mp + 2) / 5 + i64::from(day) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    DateTime::from_unix_micros((millis as i64).checked_mul(1000)?, Some(0))
 }
 
 /// Converts a value from the host for the guest. Output-only parts are
@@ -468,10 +425,11 @@ fn convert_in<'js>(ctx: &Ctx<'js>, value: Value) -> rquickjs::Result<JsValue<'js
         }
         Value::Date(d) => date_value(
             ctx,
-            days_from_civil(i64::from(d.year), d.month, d.day) as f64 * 86_400_000.0,
+            stockade_wire::days_from_civil(i64::from(d.year), d.month, d.day) as f64 * 86_400_000.0,
         )?,
         Value::DateTime(dt) => {
-            let days = days_from_civil(i64::from(dt.date.year), dt.date.month, dt.date.day);
+            let days =
+                stockade_wire::days_from_civil(i64::from(dt.date.year), dt.date.month, dt.date.day);
             let ms = days as f64 * 86_400_000.0
                 + f64::from(dt.time.hour) * 3_600_000.0
                 + f64::from(dt.time.minute) * 60_000.0
@@ -502,19 +460,4 @@ fn convert_in<'js>(ctx: &Ctx<'js>, value: Value) -> rquickjs::Result<JsValue<'js
 fn date_value<'js>(ctx: &Ctx<'js>, millis: f64) -> rquickjs::Result<JsValue<'js>> {
     let make: rquickjs::Constructor = ctx.globals().get("Date")?;
     make.construct((millis,))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn civil_dates_round_trip() {
-        for days in [-719_162, -1, 0, 1, 11_016, 19_000, 2_932_896] {
-            let (y, m, d) = civil_from_days(days);
-            assert_eq!(days_from_civil(y, m, d), days, "{y}-{m}-{d}");
-        }
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
-    }
 }
