@@ -55,7 +55,8 @@ impl NativePool {
         Ok(NativeSession::from_session(session))
     }
 
-    /// ready, starting, checkouts, cold_starts, discarded, last_error.
+    /// ready, starting, checkouts, cold_starts, discarded, last_error,
+    /// unreaped.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let stats = self.pool.stats();
         let dict = PyDict::new(py);
@@ -65,6 +66,7 @@ impl NativePool {
         dict.set_item("cold_starts", stats.cold_starts)?;
         dict.set_item("discarded", stats.discarded)?;
         dict.set_item("last_error", stats.last_error)?;
+        dict.set_item("unreaped", stats.unreaped)?;
         Ok(dict)
     }
 

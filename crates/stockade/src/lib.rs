@@ -38,6 +38,7 @@ mod options;
 mod pool;
 mod process;
 mod progress;
+mod reaper;
 mod session;
 mod spare;
 mod supervisor;
@@ -68,6 +69,7 @@ pub use options::{
 };
 pub use pool::{CheckoutOptions, Pool, PoolOptions, PoolStats};
 pub use progress::{CursorAnswer, FunctionCall, NameLookup, PendingFutures, Progress, Stepped};
+pub use reaper::{MAX_UNREAPED, unreaped_workers};
 pub use session::{DumpSeal, RunLimits, Session, WorkerInfo};
 pub use stockade_wire::{
     BigInt, Date, DateTime, GuestException, MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION,

@@ -103,6 +103,10 @@ pub struct PoolStats {
     pub discarded: u64,
     /// Why the last failed start failed, until a start succeeds.
     pub last_error: Option<String>,
+    /// Closed workers (of any session in this process) killed but not yet
+    /// reaped: closing never waits for a worker's exit, and at most
+    /// `MAX_UNREAPED` wait at once.
+    pub unreaped: usize,
 }
 
 #[derive(Debug)]
@@ -341,6 +345,7 @@ impl Pool {
         PoolStats {
             ready: state.ready.len(),
             starting: state.starting,
+            unreaped: crate::reaper::unreaped_workers(),
             ..state.stats.clone()
         }
     }

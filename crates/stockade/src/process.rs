@@ -479,7 +479,11 @@ impl Drop for WorkerProcess {
         // copies of the pipes is all it may do. The supervisor thread did
         // not survive the fork, so its handle must not be joined either.
         if self.owned() {
-            self.kill();
+            // Killed now, reaped off the caller's path (reaper.rs).
+            if self.exit.is_none() {
+                let child = std::mem::replace(&mut self.child, WorkerChild::Handed);
+                crate::reaper::kill_and_reap_later(child, self.supervisor.take());
+            }
         } else if let Some(supervisor) = self.supervisor.take() {
             std::mem::forget(supervisor);
         }

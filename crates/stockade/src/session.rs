@@ -8,9 +8,7 @@
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use stockade_wire::{
-    PrintStream, Request, Response, ResponseHead, Value, WireLimits, encode_request,
-};
+use stockade_wire::{PrintStream, Request, Response, ResponseHead, Value, WireLimits};
 
 use crate::error::Error;
 #[cfg(feature = "tokio")]
@@ -328,17 +326,12 @@ impl Session {
         Ok((Turn::new(self.elapsed, result_limit), feed))
     }
 
-    /// Ends the session: asks the worker to exit, then reaps it.
-    pub fn close(mut self) {
-        if self.lost.is_none()
-            && self.worker.owned()
-            && let Ok(frame) = encode_request(&Request::Close, &self.wire)
-        {
-            let _ = self
-                .worker
-                .send(&frame, Instant::now() + Duration::from_millis(100));
-            self.worker.reap();
-        }
+    /// Ends the session without waiting for the worker: it is killed at
+    /// once (SIGKILL: it runs no more guest code) and reaped in the
+    /// background (`unreaped_workers` counts those waiting). Dropping a
+    /// session does the same.
+    pub fn close(self) {
+        drop(self);
     }
 }
 

@@ -17,6 +17,8 @@ pub(crate) enum WorkerChild {
         /// Set once reaped: the pid may name another process after that.
         reaped: Option<ExitStatus>,
     },
+    /// Killed and handed to the reaper (`reaper.rs`): nothing is left here.
+    Handed,
 }
 
 impl WorkerChild {
@@ -28,6 +30,7 @@ impl WorkerChild {
         match self {
             WorkerChild::Spawned(child) => child.id(),
             WorkerChild::Forked { pid, .. } => pid.as_raw_nonzero().get().unsigned_abs(),
+            WorkerChild::Handed => 0,
         }
     }
 
@@ -36,7 +39,8 @@ impl WorkerChild {
             WorkerChild::Spawned(child) => child.kill(),
             WorkerChild::Forked {
                 reaped: Some(_), ..
-            } => Ok(()),
+            }
+            | WorkerChild::Handed => Ok(()),
             WorkerChild::Forked { pid, .. } => {
                 kill_process(*pid, Signal::KILL).map_err(std::io::Error::from)
             }
@@ -53,6 +57,7 @@ impl WorkerChild {
                 reaped: Some(status),
                 ..
             } => Ok(Some(*status)),
+            WorkerChild::Handed => Err(std::io::Error::other("the worker went to the reaper")),
             WorkerChild::Forked { pid, reaped } => loop {
                 // A signal handler without SA_RESTART (a Python host's for
                 // Ctrl-C) interrupts the wait; it is retried, as std's is.

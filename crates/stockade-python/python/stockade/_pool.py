@@ -42,7 +42,7 @@ class _PoolBase:
         return options, native
 
     def stats(self) -> Dict[str, Any]:
-        """ready, starting, checkouts, cold_starts, discarded, last_error."""
+        """ready, starting, checkouts, cold_starts, discarded, last_error, unreaped."""
         return self._pool().stats()
 
     def idle_worker_pids(self) -> list:

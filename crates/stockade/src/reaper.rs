@@ -1,0 +1,88 @@
+//! Reaping ended workers off the caller's path. A session that closes (or
+//! is dropped) kills its worker at once, with SIGKILL, so it runs no more
+//! guest code, and hands the process here; one background thread stops
+//! its supervisor and waits for it. At most `MAX_UNREAPED` wait at a time:
+//! past that a caller reaps its own, so a flood of closes cannot pile up
+//! zombies. `unreaped_workers` (and `PoolStats::unreaped`) show the count.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Sender, channel};
+
+use crate::supervisor::Supervisor;
+use crate::worker_child::WorkerChild;
+
+/// The most killed workers that may wait to be reaped.
+pub const MAX_UNREAPED: usize = 256;
+
+/// Killed workers not yet reaped.
+static UNREAPED: AtomicUsize = AtomicUsize::new(0);
+
+/// The reaper thread's queue, and the process it runs in (a forked host
+/// has no reaper thread until it starts its own).
+static QUEUE: Mutex<Option<(u32, Sender<Dead>)>> = Mutex::new(None);
+
+/// A killed worker and its supervisor.
+struct Dead {
+    child: WorkerChild,
+    supervisor: Option<Supervisor>,
+}
+
+impl Dead {
+    fn reap(mut self) {
+        // The supervisor reads the worker's /proc entry by pid: it stops
+        // before the pid is released.
+        if let Some(mut supervisor) = self.supervisor.take() {
+            supervisor.stop();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+/// Killed workers waiting to be reaped, in this process.
+pub fn unreaped_workers() -> usize {
+    UNREAPED.load(Ordering::Relaxed)
+}
+
+/// Kills `child` now and reaps it in the background (or here, when too
+/// many already wait or no reaper thread can run).
+pub(crate) fn kill_and_reap_later(mut child: WorkerChild, supervisor: Option<Supervisor>) {
+    let _ = child.kill();
+    let dead = Dead { child, supervisor };
+    if UNREAPED.fetch_add(1, Ordering::AcqRel) >= MAX_UNREAPED {
+        UNREAPED.fetch_sub(1, Ordering::AcqRel);
+        dead.reap();
+        return;
+    }
+    if let Err(dead) = send(dead) {
+        UNREAPED.fetch_sub(1, Ordering::AcqRel);
+        dead.reap();
+    }
+}
+
+/// Queues `dead` for the reaper thread, starting one in this process if
+/// none runs; gives it back when no thread can start.
+fn send(dead: Dead) -> Result<(), Dead> {
+    let mut queue = QUEUE.lock().unwrap_or_else(|e| e.into_inner());
+    let here = std::process::id();
+    if queue.as_ref().is_none_or(|(pid, _)| *pid != here) {
+        let (sender, receiver) = channel::<Dead>();
+        let started = std::thread::Builder::new()
+            .name("stockade-reaper".into())
+            .stack_size(64 * 1024)
+            .spawn(move || {
+                for dead in receiver {
+                    dead.reap();
+                    UNREAPED.fetch_sub(1, Ordering::AcqRel);
+                }
+            });
+        if started.is_err() {
+            return Err(dead);
+        }
+        *queue = Some((here, sender));
+    }
+    match queue.as_ref() {
+        Some((_, sender)) => sender.send(dead).map_err(|failed| failed.0),
+        None => Err(dead),
+    }
+}
