@@ -64,17 +64,22 @@ def timed(action, samples, warmup=0, prepare=None):
     return out
 
 
-def pooled_times(checkout, first, close, prepare, samples):
-    """Checkout plus the first evaluation, timed; closing and refilling
-    are not (a pool between bursts has caught up)."""
+def pooled_times(checkout, first, close, prepare, samples, with_close=False):
+    """Checkout plus the first evaluation, timed, and the close too when
+    `with_close` (the user's `with` block); refilling is not (a pool between
+    bursts has caught up)."""
     out = []
     for _ in range(samples):
         prepare()
         started = time.perf_counter()
         session = checkout()
         first(session)
-        out.append(time.perf_counter() - started)
-        close(session)
+        if with_close:
+            close(session)
+            out.append(time.perf_counter() - started)
+        else:
+            out.append(time.perf_counter() - started)
+            close(session)
     return out
 
 
@@ -183,6 +188,9 @@ def stockade_rows(language, n):
         rows["pooled checkout + first `1 + 1`"] = pooled_times(
             pool.checkout, lambda s: s.run("1 + 1"), lambda s: s.close(),
             lambda: pool.wait_ready(30), n["pooled"])
+        rows["pooled checkout + first `1 + 1` + close"] = pooled_times(
+            pool.checkout, lambda s: s.run("1 + 1"), lambda s: s.close(),
+            lambda: pool.wait_ready(30), n["pooled"], with_close=True)
     with stockade.Sandbox(language, sandbox="require", max_host_calls=10**9) as sandbox:
         rows["warm round trip (`1 + 1`)"] = timed(lambda: sandbox.run("1 + 1"), n["warm"], 200)
 
@@ -226,6 +234,9 @@ def pydeno_rows(n):
         rows["pooled checkout + first `1 + 1`"] = pooled_times(
             pool.checkout, lambda rt: rt.eval("1 + 1"), lambda rt: rt.close(),
             lambda: pool.wait_ready(60), max(5, n["pooled"] // 4))
+        rows["pooled checkout + first `1 + 1` + close"] = pooled_times(
+            pool.checkout, lambda rt: rt.eval("1 + 1"), lambda rt: rt.close(),
+            lambda: pool.wait_ready(60), max(5, n["pooled"] // 4), with_close=True)
     with pydeno.IsolatedRuntime(sandbox="require", max_host_calls=10**9) as rt:
         rows["warm round trip (`1 + 1`)"] = timed(lambda: rt.eval("1 + 1"), n["warm"], 200)
         stamps = []
@@ -269,6 +280,9 @@ def monty_rows(n):
         rows["pooled checkout + first `1 + 1`"] = pooled_times(
             enter, lambda s: s.feed_run("1 + 1"), lambda s: s.__exit__(None, None, None),
             lambda: time.sleep(0.002), n["pooled"])
+        rows["pooled checkout + first `1 + 1` + close"] = pooled_times(
+            enter, lambda s: s.feed_run("1 + 1"), lambda s: s.__exit__(None, None, None),
+            lambda: time.sleep(0.002), n["pooled"], with_close=True)
         with pool.checkout() as session:
             rows["warm round trip (`1 + 1`)"] = timed(lambda: session.feed_run("1 + 1"),
                                                        n["warm"], 200)

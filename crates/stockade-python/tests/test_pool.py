@@ -19,6 +19,16 @@ def alive(pid):
         return False
 
 
+def stops_soon(pid):
+    """A closed worker is killed at once; the kernel may take a moment to
+    finish it (and the host reaps it in the background)."""
+    import time
+    deadline = time.monotonic() + 10
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.002)
+    return not alive(pid)
+
+
 def test_checkouts_are_single_use_and_prestarted(language):
     with stockade.Pool(language, size=2) as pool:
         assert pool.wait_ready(20)
@@ -30,7 +40,7 @@ def test_checkouts_are_single_use_and_prestarted(language):
                 assert pid not in pids
                 pids.add(pid)
                 assert sandbox.run("1 + 1") == 2
-            assert not alive(pid)
+            assert stops_soon(pid)
             pool.wait_ready(20)
         stats = pool.stats()
         assert stats["checkouts"] == 4 and stats["cold_starts"] == 0
@@ -79,8 +89,7 @@ def test_close_ends_idle_workers_and_leaves_checked_out_ones():
     pool.wait_ready(20)
     idle = pool.idle_worker_pids()
     pool.close()
-    time.sleep(0.05)
-    assert idle and not any(alive(pid) for pid in idle)
+    assert idle and all(stops_soon(pid) for pid in idle)
     assert mine.run("40 + 2") == 42
     mine.close()
     with pytest.raises(stockade.ConfigurationError, match="closed"):
