@@ -360,7 +360,8 @@ def main():
               f"Linux {platform.release()}, with `python3 benches/compare.py`"
               f"{' --quick' if quick else ''}: pydeno 0.13.2 and pydantic-monty 1.4.0 from "
               "PyPI, every worker with its OS sandbox where it has one (`sandbox=\"require\"`; "
-              "pydantic-monty has none). Ratios under 1 favour stockade, except for sessions "
+              "pydantic-monty has none). stockade's Python rows run on the package's default "
+              "engine, CPython. Ratios under 1 favour stockade, except for sessions "
               "per second, where higher is better.\n\n"
               f"{javascript}\n\n{python}\n")
     print(report)
