@@ -46,9 +46,6 @@ pub struct CPythonEngine {
     /// guest.py's `reseed`: a journaled session's randomness takes more
     /// seed after a restore.
     reseed: Py<PyAny>,
-    /// guest.py's `adopt_world` with its arguments, until the first feed
-    /// has called it: the environment and clock the host chose.
-    adopt_world: Option<(Py<PyAny>, Py<PyAny>, Py<PyAny>)>,
     clock: Arc<Clock>,
     max_duration: Option<Duration>,
     max_memory: Option<u64>,
@@ -133,17 +130,6 @@ impl CPythonEngine {
             event_loop: event_loop.unbind(),
             pending_call: guest.getattr("pending_call").map_err(text)?.unbind(),
             reseed: guest.getattr("reseed").map_err(text)?.unbind(),
-            adopt_world: Some((
-                guest.getattr("adopt_world").map_err(text)?.unbind(),
-                pyo3::wrap_pyfunction!(crate::host::os_call, py)
-                    .map_err(text)?
-                    .into_any()
-                    .unbind(),
-                pyo3::wrap_pyfunction!(crate::journal::replace_class_attribute, py)
-                    .map_err(text)?
-                    .into_any()
-                    .unbind(),
-            )),
             show_sources: guest.getattr("show_sources").map_err(text)?.unbind(),
             feed_ended: guest.getattr("feed_ended").map_err(text)?.unbind(),
             forget_pending: guest.getattr("forget_pending").map_err(text)?.unbind(),
@@ -418,19 +404,6 @@ impl Engine for CPythonEngine {
                 return self.conversion_error(refused);
             }
             with_feed(context, || {
-                if let Some((adopt, os_call, replace)) = self.adopt_world.take() {
-                    // Asked of the host once, before any guest code runs.
-                    if let Err(err) = adopt.bind(py).call1((os_call, replace)) {
-                        return Response::error(
-                            micros(self.clock.elapsed()),
-                            ErrorKind::Protocol,
-                            GuestException::new(
-                                "RuntimeError",
-                                &format!("cannot take the session's environment and clock: {err}"),
-                            ),
-                        );
-                    }
-                }
                 self.clock.run();
                 let outcome = self.run(py, &code);
                 // A failure is converted with the clock running: its

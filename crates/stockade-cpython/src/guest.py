@@ -929,15 +929,13 @@ def freeze_clock(at, replace_class_attribute):
     _read_wall_clock_through(time.time, replace_class_attribute)
 
 
-def adopt_world(os_call, replace_class_attribute):
-    """At a session's first feed, the world the host chose for it: the
-    environment (`os.environ`, nothing else) and, when frozen, the clock."""
+def adopt_world(environ, frozen_at, replace_class_attribute):
+    """The world the host chose for the session, taken before any guest
+    code runs: the environment (`os.environ` holds it and nothing else) and,
+    when frozen, the clock (`frozen_at`, seconds since the epoch)."""
     import os
 
-    ok, environ = os_call("os.environ", [])
-    if ok:
-        os.environ.clear()
-        os.environ.update(environ)
-    ok, at = os_call("stockade.clock", [])
-    if ok and at is not None:
-        freeze_clock(at, replace_class_attribute)
+    os.environ.clear()
+    os.environ.update(environ)
+    if frozen_at is not None:
+        freeze_clock(frozen_at, replace_class_attribute)

@@ -115,6 +115,17 @@ impl CPythonPrepared {
                 mount.call1((os_call,))
             })
             .map_err(|e| format!("cannot put the host's mounts under the guest's files: {e}"))?;
+        // The environment and clock the host chose, before Ready.
+        let frozen_at = config.frozen_clock_us.map(|us| us as f64 / 1e6);
+        guest
+            .getattr("adopt_world")
+            .and_then(|adopt| {
+                let replace = py
+                    .import("stockade_cpython")?
+                    .getattr("replace_class_attribute")?;
+                adopt.call1((config.environ.clone(), frozen_at, replace))
+            })
+            .map_err(|e| format!("cannot take the session's environment and clock: {e}"))?;
         if let Some(seed) = config.journal_seed {
             guest
                 .getattr("journal")

@@ -82,6 +82,8 @@ impl CPythonOptions {
                 .map(|dir| dir.to_string_lossy().into_owned())
                 .collect(),
             journal_seed: None,
+            environ: Vec::new(),
+            frozen_clock_us: None,
         }
     }
 }

@@ -176,8 +176,10 @@ pub(crate) struct WorkerKey {
     max_threads: u32,
     dumpable: bool,
     journal_seed: Option<u64>,
-    /// A frozen clock is part of a JavaScript worker's configuration.
-    frozen_clock_ms: Option<i64>,
+    /// A frozen clock is part of a JavaScript or CPython worker's
+    /// configuration, and the environment of a CPython one.
+    frozen_clock_us: Option<i64>,
+    environ: Vec<(String, String)>,
 }
 
 impl SessionOptions {
@@ -300,6 +302,10 @@ impl SessionOptions {
             Interpreter::CPython => {
                 let mut config = self.cpython.to_wire();
                 config.journal_seed = self.journal_seed.filter(|_| self.dumpable);
+                // The interpreter takes its environment and a frozen clock
+                // before Ready: its first feed asks the host nothing.
+                config.environ = self.environ.clone();
+                config.frozen_clock_us = self.clock.frozen_us();
                 EngineConfig::CPython(config)
             }
             Interpreter::QuickJs => {
@@ -324,9 +330,13 @@ impl SessionOptions {
             max_threads: self.max_threads,
             dumpable: self.dumpable,
             journal_seed: self.journal_seed,
-            frozen_clock_ms: match self.interpreter() {
-                Interpreter::QuickJs => self.clock.frozen_ms(),
-                _ => None,
+            frozen_clock_us: match self.interpreter() {
+                Interpreter::QuickJs | Interpreter::CPython => self.clock.frozen_us(),
+                Interpreter::Monty => None,
+            },
+            environ: match self.interpreter() {
+                Interpreter::CPython => self.environ.clone(),
+                _ => Vec::new(),
             },
         }
     }
@@ -399,6 +409,20 @@ impl SessionOptions {
             .any(|(name, _)| name.is_empty() || name.contains('='))
         {
             return Err("environ: a name must be non-empty and hold no =".into());
+        }
+        if self.environ.len() > stockade_wire::MAX_ENVIRON
+            || self.environ.iter().any(|(name, value)| {
+                name.len() > 1024
+                    || value.len() > stockade_wire::MAX_ENVIRON_VALUE
+                    || name.contains('\0')
+                    || value.contains('\0')
+            })
+        {
+            return Err(format!(
+                "environ: at most {} names of at most 1024 bytes, values of at most {} bytes, no NUL",
+                stockade_wire::MAX_ENVIRON,
+                stockade_wire::MAX_ENVIRON_VALUE
+            ));
         }
         if self.max_file_memory == 0 || self.max_file_memory > crate::files::MAX_FILE_MEMORY {
             return Err(format!(

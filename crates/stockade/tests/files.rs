@@ -380,6 +380,16 @@ fn environ_is_what_the_host_gave_and_nothing_else(engine: Interpreter) {
             Value::Dict(vec![(Value::Str("REGION".into()), Value::Str("north".into()))]),
         ])
     );
+    // The session above left a spare worker; one with another environment
+    // must not take it.
+    session.close();
+    let mut other = SessionOptions::new(Language::Python).engine(engine);
+    other.environ = vec![("REGION".into(), "south".into())];
+    let mut session = Session::new(other).unwrap();
+    assert_eq!(
+        session.run("import os\nos.getenv('REGION')").unwrap(),
+        Value::Str("south".into())
+    );
 }
 
 fn a_frozen_clock_fixes_datetime_now_and_date_today(engine: Interpreter) {

@@ -79,7 +79,18 @@ pub struct CPythonConfig {
     /// this seed, and every clock reading is reported in Clock and given
     /// back by Replay, so a replay of the session sees what it saw.
     pub journal_seed: Option<u64>,
+    /// The environment the guest's `os.environ` holds, and nothing else
+    /// (protocol 4).
+    pub environ: Vec<(String, String)>,
+    /// The wall clock stands still at this instant, in microseconds since
+    /// the epoch (protocol 4); None: the real clock.
+    pub frozen_clock_us: Option<i64>,
 }
+
+/// Most environment variables one Configure may carry.
+pub const MAX_ENVIRON: usize = 4096;
+/// Longest environment value, in bytes.
+pub const MAX_ENVIRON_VALUE: usize = 128 * 1024;
 
 /// Most package directories one Configure may name.
 pub const MAX_SITE_PACKAGES: usize = 64;
@@ -189,8 +200,8 @@ pub(super) fn read_setup(
 }
 
 /// The first protocol version whose CPython configuration carries a
-/// journal seed.
-const JOURNAL_SEED_SINCE: u32 = 4;
+/// journal seed, an environment and a frozen clock.
+const WORLD_SINCE: u32 = 4;
 
 /// The engine's own configuration (nothing for monty), laid out as
 /// `protocol_version` lays it out.
@@ -209,11 +220,24 @@ pub(super) fn write_engine_config(
                 "site_packages",
                 |w, path| write_label(w, path, MAX_PATH, "site_packages path"),
             )?;
-            if protocol_version >= JOURNAL_SEED_SINCE {
+            if protocol_version >= WORLD_SINCE {
                 w.opt_u64(config.journal_seed);
-            } else if config.journal_seed.is_some() {
+                w.list(
+                    &config.environ,
+                    MAX_ENVIRON,
+                    "environ",
+                    |w, (name, value)| {
+                        write_label(w, name, MAX_NAME, "environment name")?;
+                        write_label(w, value, MAX_ENVIRON_VALUE, "environment value")
+                    },
+                )?;
+                w.opt_i64(config.frozen_clock_us);
+            } else if config.journal_seed.is_some()
+                || !config.environ.is_empty()
+                || config.frozen_clock_us.is_some()
+            {
                 return Err(EncodeError::Invalid(format!(
-                    "a journal seed needs protocol {JOURNAL_SEED_SINCE} or later, not {protocol_version}"
+                    "a journal seed, an environment or a frozen clock needs protocol {WORLD_SINCE} or later, not {protocol_version}"
                 )));
             }
             Ok(())
@@ -233,8 +257,23 @@ pub(super) fn read_engine_config(
             site_packages: r.list(MAX_SITE_PACKAGES, "site_packages count", |r| {
                 r.str_capped("site_packages path", MAX_PATH)
             })?,
-            journal_seed: if protocol_version >= JOURNAL_SEED_SINCE {
+            journal_seed: if protocol_version >= WORLD_SINCE {
                 r.opt_u64()?
+            } else {
+                None
+            },
+            environ: if protocol_version >= WORLD_SINCE {
+                r.list(MAX_ENVIRON, "environ count", |r| {
+                    Ok((
+                        r.str_capped("environment name", MAX_NAME)?,
+                        r.str_capped("environment value", MAX_ENVIRON_VALUE)?,
+                    ))
+                })?
+            } else {
+                Vec::new()
+            },
+            frozen_clock_us: if protocol_version >= WORLD_SINCE {
+                r.opt_i64()?
             } else {
                 None
             },

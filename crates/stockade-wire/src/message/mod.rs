@@ -9,7 +9,7 @@ mod response;
 
 pub use configure::{
     CPythonConfig, ConfigureLimits, EngineConfig, Interpreter, JavaScriptConfig, Language,
-    MAX_CLOCK_MS, MAX_MODULES, MAX_PATH, MAX_SITE_PACKAGES,
+    MAX_CLOCK_MS, MAX_ENVIRON, MAX_ENVIRON_VALUE, MAX_MODULES, MAX_PATH, MAX_SITE_PACKAGES,
 };
 pub use request::{
     CallOutcome, LookupOutcome, Request, decode_request, encode_request, peek_configure_version,

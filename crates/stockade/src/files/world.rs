@@ -33,9 +33,15 @@ impl GuestClock {
     /// Milliseconds since the Unix epoch of a frozen clock (JavaScript's
     /// `Date` takes those), None for the real one.
     pub(crate) fn frozen_ms(self) -> Option<i64> {
+        self.frozen_us().map(|us| us.div_euclid(1000))
+    }
+
+    /// Microseconds since the Unix epoch of a frozen clock, None for the
+    /// real one.
+    pub(crate) fn frozen_us(self) -> Option<i64> {
         match self {
             GuestClock::Real => None,
-            GuestClock::Frozen(_) => Some(self.unix_micros().div_euclid(1000)),
+            GuestClock::Frozen(_) => Some(self.unix_micros()),
         }
     }
 }
@@ -89,11 +95,6 @@ pub(crate) fn answer(
                 None => raise("OverflowError", "the clock is outside the years 1 to 9999"),
             }
         }
-        // The CPython engine asks, once, whether to freeze its clock.
-        "stockade.clock" => CallOutcome::Return(match clock {
-            GuestClock::Real => Value::None,
-            GuestClock::Frozen(_) => Value::Float(clock.unix_micros() as f64 / 1e6),
-        }),
         "date.today" => match DateTime::from_unix_micros(clock.unix_micros(), None) {
             Some(now) => CallOutcome::Return(Value::Date(Date { ..now.date })),
             None => raise("OverflowError", "the clock is outside the years 1 to 9999"),
