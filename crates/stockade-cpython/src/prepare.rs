@@ -13,6 +13,12 @@ use crate::engine::CPythonEngine;
 
 /// The guest side written in Python.
 const GUEST_PY: &str = include_str!("guest.py");
+/// The guest side's continuations, run in its namespace after it: the
+/// session's world (environment, clock, journal) and mounted files.
+const GUEST_MORE: &[(&str, &str)] = &[
+    ("guest_world.py", include_str!("guest_world.py")),
+    ("guest_files.py", include_str!("guest_files.py")),
+];
 
 /// The system libraries a manylinux wheel may link without bundling
 /// (PEP 600's policy, less graphics), beyond libc and libm, which the
@@ -106,6 +112,11 @@ impl CPythonPrepared {
         let code = std::ffi::CString::new(GUEST_PY).map_err(|e| e.to_string())?;
         py.run(&code, Some(&namespace), None::<&Bound<'_, PyDict>>)
             .map_err(|e| format!("the guest side failed to load: {e}"))?;
+        for (name, source) in GUEST_MORE {
+            let code = std::ffi::CString::new(*source).map_err(|e| e.to_string())?;
+            py.run(&code, Some(&namespace), None::<&Bound<'_, PyDict>>)
+                .map_err(|e| format!("the guest side ({name}) failed to load: {e}"))?;
+        }
         // Mounted paths go to the host; the guest learns the mounts at its
         // first file call (a spare worker is started before its session).
         guest
