@@ -86,3 +86,27 @@ fn send(dead: Dead) -> Result<(), Dead> {
         None => Err(dead),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn past_max_unreaped_a_close_reaps_its_own_worker() {
+        // As if MAX_UNREAPED killed workers already waited for the reaper.
+        UNREAPED.fetch_add(MAX_UNREAPED, Ordering::AcqRel);
+        let child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("sleep starts");
+        let pid = child.id();
+        kill_and_reap_later(WorkerChild::Spawned(child), None);
+        // Reaped before the call returned: no process, not even a zombie.
+        let gone = std::fs::metadata(format!("/proc/{pid}")).is_err();
+        UNREAPED.fetch_sub(MAX_UNREAPED, Ordering::AcqRel);
+        assert!(
+            gone,
+            "process {pid} was left to the reaper past MAX_UNREAPED"
+        );
+    }
+}
