@@ -4,9 +4,11 @@
 //! its supervisor and waits for it. At most `MAX_UNREAPED` wait at a time:
 //! past that a caller reaps its own, so a flood of closes cannot pile up
 //! zombies. `unreaped_workers` (and `PoolStats::unreaped`) show the count.
+//! A forked host reaps its own workers where it closes them (it has no
+//! reaper thread, and takes no lock the fork may have copied held).
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::mpsc::{Sender, channel};
 
 use crate::supervisor::Supervisor;
@@ -18,9 +20,14 @@ pub const MAX_UNREAPED: usize = 256;
 /// Killed workers not yet reaped.
 static UNREAPED: AtomicUsize = AtomicUsize::new(0);
 
-/// The reaper thread's queue, and the process it runs in (a forked host
-/// has no reaper thread until it starts its own).
-static QUEUE: Mutex<Option<(u32, Sender<Dead>)>> = Mutex::new(None);
+/// The process the reaper thread runs in: set once, before its queue is
+/// first locked, so a forked child (whose copy of the queue's lock may be
+/// held, and which has no reaper thread) sees another pid and never takes
+/// the lock: it reaps its own workers.
+static REAPER_PID: AtomicU32 = AtomicU32::new(0);
+
+/// The reaper thread's queue.
+static QUEUE: Mutex<Option<Sender<Dead>>> = Mutex::new(None);
 
 /// A killed worker and its supervisor.
 struct Dead {
@@ -60,12 +67,17 @@ pub(crate) fn kill_and_reap_later(mut child: WorkerChild, supervisor: Option<Sup
     }
 }
 
-/// Queues `dead` for the reaper thread, starting one in this process if
-/// none runs; gives it back when no thread can start.
+/// Queues `dead` for the reaper thread, starting it if none runs yet;
+/// gives it back in a forked child, or when no thread can start.
 fn send(dead: Dead) -> Result<(), Dead> {
-    let mut queue = QUEUE.lock().unwrap_or_else(|e| e.into_inner());
     let here = std::process::id();
-    if queue.as_ref().is_none_or(|(pid, _)| *pid != here) {
+    match REAPER_PID.compare_exchange(0, here, Ordering::AcqRel, Ordering::Acquire) {
+        Ok(_) => {}
+        Err(owner) if owner == here => {}
+        Err(_) => return Err(dead),
+    }
+    let mut queue = QUEUE.lock().unwrap_or_else(|e| e.into_inner());
+    if queue.is_none() {
         let (sender, receiver) = channel::<Dead>();
         let started = std::thread::Builder::new()
             .name("stockade-reaper".into())
@@ -79,10 +91,10 @@ fn send(dead: Dead) -> Result<(), Dead> {
         if started.is_err() {
             return Err(dead);
         }
-        *queue = Some((here, sender));
+        *queue = Some(sender);
     }
     match queue.as_ref() {
-        Some((_, sender)) => sender.send(dead).map_err(|failed| failed.0),
+        Some(sender) => sender.send(dead).map_err(|failed| failed.0),
         None => Err(dead),
     }
 }
@@ -108,5 +120,23 @@ mod tests {
             gone,
             "process {pid} was left to the reaper past MAX_UNREAPED"
         );
+    }
+
+    #[test]
+    fn a_forked_host_reaps_its_own_workers_without_the_reapers_lock() {
+        // As if this process were a child forked from the reaper's: the
+        // queue's lock (which the fork may have copied held) is not taken.
+        let before = REAPER_PID.swap(u32::MAX, Ordering::AcqRel);
+        let guard = QUEUE.lock().unwrap_or_else(|e| e.into_inner());
+        let child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("sleep starts");
+        let pid = child.id();
+        kill_and_reap_later(WorkerChild::Spawned(child), None);
+        let gone = std::fs::metadata(format!("/proc/{pid}")).is_err();
+        drop(guard);
+        REAPER_PID.store(before, Ordering::Release);
+        assert!(gone, "process {pid} was not reaped where it was closed");
     }
 }
