@@ -104,13 +104,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn past_max_unreaped_a_close_reaps_its_own_worker() {
+    fn past_max_unreaped_a_close_reaps_its_own_worker() -> std::io::Result<()> {
         // As if MAX_UNREAPED killed workers already waited for the reaper.
         UNREAPED.fetch_add(MAX_UNREAPED, Ordering::AcqRel);
-        let child = std::process::Command::new("sleep")
-            .arg("30")
-            .spawn()
-            .expect("sleep starts");
+        let child = std::process::Command::new("sleep").arg("30").spawn()?;
         let pid = child.id();
         kill_and_reap_later(WorkerChild::Spawned(child), None);
         // Reaped before the call returned: no process, not even a zombie.
@@ -120,23 +117,22 @@ mod tests {
             gone,
             "process {pid} was left to the reaper past MAX_UNREAPED"
         );
+        Ok(())
     }
 
     #[test]
-    fn a_forked_host_reaps_its_own_workers_without_the_reapers_lock() {
+    fn a_forked_host_reaps_its_own_workers_without_the_reapers_lock() -> std::io::Result<()> {
         // As if this process were a child forked from the reaper's: the
         // queue's lock (which the fork may have copied held) is not taken.
         let before = REAPER_PID.swap(u32::MAX, Ordering::AcqRel);
         let guard = QUEUE.lock().unwrap_or_else(|e| e.into_inner());
-        let child = std::process::Command::new("sleep")
-            .arg("30")
-            .spawn()
-            .expect("sleep starts");
+        let child = std::process::Command::new("sleep").arg("30").spawn()?;
         let pid = child.id();
         kill_and_reap_later(WorkerChild::Spawned(child), None);
         let gone = std::fs::metadata(format!("/proc/{pid}")).is_err();
         drop(guard);
         REAPER_PID.store(before, Ordering::Release);
         assert!(gone, "process {pid} was not reaped where it was closed");
+        Ok(())
     }
 }
