@@ -103,13 +103,19 @@ fn send(dead: Dead) -> Result<(), Dead> {
 mod tests {
     use super::*;
 
+    /// A child that would run for a while: the worker stand-in.
+    fn sleeping() -> std::io::Result<(WorkerChild, u32)> {
+        let child = std::process::Command::new("sleep").arg("30").spawn()?;
+        let pid = child.id();
+        Ok((WorkerChild::Spawned(child), pid))
+    }
+
     #[test]
     fn past_max_unreaped_a_close_reaps_its_own_worker() -> std::io::Result<()> {
         // As if MAX_UNREAPED killed workers already waited for the reaper.
         UNREAPED.fetch_add(MAX_UNREAPED, Ordering::AcqRel);
-        let child = std::process::Command::new("sleep").arg("30").spawn()?;
-        let pid = child.id();
-        kill_and_reap_later(WorkerChild::Spawned(child), None);
+        let (child, pid) = sleeping()?;
+        kill_and_reap_later(child, None);
         // Reaped before the call returned: no process, not even a zombie.
         let gone = std::fs::metadata(format!("/proc/{pid}")).is_err();
         UNREAPED.fetch_sub(MAX_UNREAPED, Ordering::AcqRel);
@@ -126,9 +132,8 @@ mod tests {
         // queue's lock (which the fork may have copied held) is not taken.
         let before = REAPER_PID.swap(u32::MAX, Ordering::AcqRel);
         let guard = QUEUE.lock().unwrap_or_else(|e| e.into_inner());
-        let child = std::process::Command::new("sleep").arg("30").spawn()?;
-        let pid = child.id();
-        kill_and_reap_later(WorkerChild::Spawned(child), None);
+        let (child, pid) = sleeping()?;
+        kill_and_reap_later(child, None);
         let gone = std::fs::metadata(format!("/proc/{pid}")).is_err();
         drop(guard);
         REAPER_PID.store(before, Ordering::Release);

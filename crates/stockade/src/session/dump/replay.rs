@@ -62,10 +62,7 @@ impl Session {
         while let Some(feed) = entries.get(cursor.at) {
             if feed.kind == EntryKind::Reseed {
                 cursor.at += 1;
-                self.send(&feed.frame)?;
-                if let Some(journal) = &mut self.journal {
-                    journal.replayed(feed);
-                }
+                self.resend(feed)?;
                 self.await_restored()?;
                 continue;
             }
@@ -80,10 +77,7 @@ impl Session {
                 self.replay_clock(clock_ms)?;
             }
             self.fed = true;
-            self.send(&feed.frame)?;
-            if let Some(journal) = &mut self.journal {
-                journal.replayed(feed);
-            }
+            self.resend(feed)?;
             let mut turn = Turn::new(self.elapsed, self.options.max_result_bytes);
             loop {
                 let before = self.journal_len();
@@ -109,10 +103,7 @@ impl Session {
                     // journal holds, touching no file.
                     Ok(Stop::OsCall) => match entries.get(cursor.at) {
                         Some(answer) if answer.kind == EntryKind::Answer => {
-                            self.send(&answer.frame)?;
-                            if let Some(journal) = &mut self.journal {
-                                journal.replayed(answer);
-                            }
+                            self.resend(answer)?;
                             cursor.at += 1;
                             continue;
                         }
@@ -132,10 +123,7 @@ impl Session {
                 }
                 match entries.get(cursor.at) {
                     Some(answer) if answer.kind == EntryKind::Answer => {
-                        self.send(&answer.frame)?;
-                        if let Some(journal) = &mut self.journal {
-                            journal.replayed(answer);
-                        }
+                        self.resend(answer)?;
                         cursor.at += 1;
                     }
                     None => {
@@ -165,6 +153,15 @@ impl Session {
             None => Ok(()),
             Some(dumped) => Err(diverged(&cursor, &dumped.pause.describe(), "its end")),
         }
+    }
+
+    /// Sends a journaled request again, and journals it anew.
+    fn resend(&mut self, entry: &Entry) -> Result<(), Error> {
+        self.send(&entry.frame)?;
+        if let Some(journal) = &mut self.journal {
+            journal.replayed(entry);
+        }
+        Ok(())
     }
 
     fn journal_len(&self) -> usize {
