@@ -321,11 +321,11 @@ def mount_files(os_call):
         call("Path.rename", source, target, path2=target)
 
     def access_(path, mode, *, dir_fd=None, effective_ids=False, follow_symlinks=True):
-        target = mounted(path) if dir_fd is None else None
-        if target is None:
-            return real["access"](path, mode, dir_fd=dir_fd, effective_ids=effective_ids,
-                                  follow_symlinks=follow_symlinks)
-        return bool(call("Path.exists", target))
+        return either(path, dir_fd is None,
+                      lambda: real["access"](path, mode, dir_fd=dir_fd,
+                                             effective_ids=effective_ids,
+                                             follow_symlinks=follow_symlinks),
+                      lambda target: bool(call("Path.exists", target)))
 
     for function, original in ((open_, real_open), (stat_, real["stat"]), (lstat_, real["lstat"]),
                                (listdir_, real["listdir"]), (scandir_, real["scandir"]),

@@ -10,7 +10,7 @@ mod table;
 mod world;
 
 pub use mount::{Mount, MountMode};
-pub(crate) use table::{Served, SessionFiles};
+pub(crate) use table::SessionFiles;
 pub use world::GuestClock;
 
 /// Host memory a session's files may take by default: overlay data kept,

@@ -9,10 +9,9 @@
 //! for symlinks while a call runs all fail there; FIFOs, sockets and
 //! devices are refused without being opened for I/O.
 
-use cap_std::fs::MetadataExt;
 use std::sync::Arc;
 
-use cap_std::fs::Dir;
+use cap_std::fs::{Dir, MetadataExt};
 use monty_fs::{MountCallOutcome, MountTable, OverlayState};
 use monty_types::{MontyException, OsFunctionCall};
 use stockade_wire::{CallOutcome, GuestException, Value};
@@ -20,16 +19,6 @@ use stockade_wire::{CallOutcome, GuestException, Value};
 use super::mount::{Mount, MountMode};
 use super::os_call;
 use super::world::{self, GuestClock};
-
-/// What the session's own tables made of an OS call.
-#[derive(Debug)]
-pub(crate) enum Served {
-    /// A mount, the environment or the clock answered it.
-    Answered(CallOutcome),
-    /// Nothing covers it; this is the refusal, unless the host's
-    /// `os_handler` answers instead.
-    Unserved(CallOutcome),
-}
 
 /// The mounts one session sees, and their state.
 #[derive(Debug)]
@@ -96,21 +85,10 @@ impl SessionFiles {
         }
     }
 
-    /// Serves one OS call of the guest's.
+    /// Serves one OS call of the guest's: the answer of a mount, the
+    /// environment or the clock, or Err with the refusal when nothing
+    /// covers it (the host's `os_handler` may answer instead).
     pub(crate) fn serve(
-        &mut self,
-        name: &str,
-        args: Vec<Value>,
-        kwargs: Vec<(String, Value)>,
-    ) -> Served {
-        match self.call(name, args, kwargs) {
-            Ok(answer) => Served::Answered(answer),
-            Err(refusal) => Served::Unserved(refusal),
-        }
-    }
-
-    /// An answer, or Err with the refusal when nothing covers the call.
-    fn call(
         &mut self,
         name: &str,
         args: Vec<Value>,

@@ -215,8 +215,8 @@ impl Session {
             .is_some()
             .then(|| (args.clone(), kwargs.clone()));
         let refusal = match self.files().serve(name, args, kwargs) {
-            crate::files::Served::Answered(outcome) => return outcome,
-            crate::files::Served::Unserved(refusal) => refusal,
+            Ok(outcome) => return outcome,
+            Err(refusal) => refusal,
         };
         let (Some(handler), Some((positional, keyword))) = (self.os_handler.as_mut(), fallback)
         else {
