@@ -206,27 +206,9 @@ impl PythonEngine {
             }),
         }
     }
-}
 
-/// The image of a session suspended at `progress`, for a Snapshot.
-fn image(progress: &ReplProgress) -> Result<Vec<u8>, String> {
-    monty::dump("main.py", None, monty::SessionRef::Suspended(progress))
-        .map_err(|err| format!("cannot serialise the suspended session: {err}"))
-}
-
-/// The end of a feed whose suspended state went missing between the
-/// wrapping and unwrapping of one wait (which cannot happen: each wait
-/// gets back what it wrapped).
-fn lost(elapsed: std::time::Duration) -> Step {
-    Step::Done(super::protocol_error(
-        elapsed,
-        "the suspended feed's state was lost",
-    ))
-}
-
-/// An OS call (a file, the environment, the time): the host serves it
-/// (docs/files.md), and its answer is shaped as monty wants it.
-impl PythonEngine {
+    /// An OS call (a file, the environment, the time): the host serves it
+    /// (docs/files.md), and its answer is shaped as monty wants it.
     pub(super) fn on_os_call(
         &mut self,
         call: ReplOsCall,
@@ -281,4 +263,20 @@ impl PythonEngine {
             PrintWriter::Callback(&mut print::to(link)),
         )))
     }
+}
+
+/// The image of a session suspended at `progress`, for a Snapshot.
+fn image(progress: &ReplProgress) -> Result<Vec<u8>, String> {
+    monty::dump("main.py", None, monty::SessionRef::Suspended(progress))
+        .map_err(|err| format!("cannot serialise the suspended session: {err}"))
+}
+
+/// The end of a feed whose suspended state went missing between the
+/// wrapping and unwrapping of one wait (which cannot happen: each wait
+/// gets back what it wrapped).
+fn lost(elapsed: std::time::Duration) -> Step {
+    Step::Done(super::protocol_error(
+        elapsed,
+        "the suspended feed's state was lost",
+    ))
 }
