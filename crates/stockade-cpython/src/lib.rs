@@ -76,34 +76,38 @@ mod stockade_cpython {
     /// other thread exists.
     #[pyfunction]
     fn serve(py: Python<'_>) -> i32 {
-        serve_worker(py)
+        serve_worker(py, false)
     }
 
-    /// Runs as the template interpreter (see `template.rs`): forks workers
-    /// on request, each of which serves one session; returns when the host
-    /// closes the template's socket.
+    /// Runs as the template interpreter (see `template.rs`): sandboxed
+    /// once, it forks workers on request, each of which serves one
+    /// session; it ends when the host closes the template's socket.
     #[pyfunction]
     fn template(py: Python<'_>) -> i32 {
-        if crate::template::serve_requests(py) {
-            serve_worker(py)
-        } else {
-            0
-        }
+        crate::template::preload(py);
+        serve_worker(py, true)
     }
 }
 
-/// Serves one session in this process and ends it.
-fn serve_worker(py: Python<'_>) -> i32 {
+/// Serves one session in this process and ends it; as a `template`, serves
+/// the host's fork requests first, and the session in each worker forked.
+fn serve_worker(py: Python<'_>, template: bool) -> i32 {
     // The main thread holds no interpreter state while it serves: the
     // session runs on a thread of its own, which takes the GIL and keeps
     // it; so the process ends here, without this thread ever asking for
     // the GIL back.
     py.detach(|| {
-        let status = stockade_worker_core::run(Worker {
+        let worker = Worker {
             allocator: &ALLOCATOR,
             prepare: prepare::prepare,
             link: move_link(),
-        });
+            fork: crate::template::fork_interpreter,
+        };
+        let status = if template {
+            stockade_worker_core::run_template(worker)
+        } else {
+            stockade_worker_core::run(worker)
+        };
         // Everything the worker sends is written by now (nothing buffers
         // guest output), so the interpreter's finalisation (collecting,
         // tearing modules down, joining guest threads) would only delay

@@ -3,8 +3,12 @@
 //! the worker does, then fires system calls directly and prints one line per
 //! attempt: `<label> ok <return>` or `<label> err <errno>`.
 //!
-//! Usage: `redteam [--cpu SECONDS] [--skip LAYER]... [--readable PATH]...
-//! [--hidden PATH]... <command> [args]`, where command is
+//! Usage: `redteam [--forked] [--cpu SECONDS] [--skip LAYER]...
+//! [--readable PATH]... [--hidden PATH]... <command> [args]`, where
+//! `--forked` applies a template's sandbox and runs the command in a
+//! worker forked from it (the way the host's templates fork workers),
+//! beside a sibling worker, with the attacks on the template and the
+//! sibling added to `attacks`; and command is
 //! `report`, `fire NAME [PATTERN]` (one call from the kill list, with one
 //! of the junk argument patterns), `denied`, `attacks`, `files PATH...`
 //! (for each path: read it, list it, write into it, create beside it),
@@ -482,6 +486,10 @@ fn main() {
         );
         return;
     }
+    let forked = args.first().map(String::as_str) == Some("--forked");
+    if forked {
+        args.remove(0);
+    }
     let mut skip = Vec::new();
     let mut cpu_seconds = 60;
     if args.first().map(String::as_str) == Some("--cpu") {
@@ -525,6 +533,7 @@ fn main() {
         skip,
         readable,
         hidden,
+        template: forked,
         ..SandboxConfig::new(mode, Some(cpu_seconds))
     };
     let report = match stockade_sandbox::apply(&config) {
@@ -534,6 +543,7 @@ fn main() {
             std::process::exit(78);
         }
     };
+    let family = forked.then(|| fork_family(report.applied.contains(&Layer::Seccomp)));
     match args.first().map(String::as_str) {
         Some("report") => println!("{report:?}"),
         Some("fire") => {
@@ -555,7 +565,12 @@ fn main() {
                 }
             }
         }
-        Some("attacks") => attacks(report.applied.contains(&Layer::Seccomp)),
+        Some("attacks") => {
+            attacks(report.applied.contains(&Layer::Seccomp));
+            if let Some(family) = &family {
+                family_attacks(family);
+            }
+        }
         Some("burn") => {
             let mut n = 0u64;
             loop {
@@ -573,4 +588,143 @@ fn main() {
             std::process::exit(2);
         }
     }
+    if let Some(family) = family {
+        family.done();
+    }
+}
+
+/// A template, the worker it forked to run the command, and a sibling
+/// worker forked before it, which waits (as the template does) until the
+/// command is done: `done` is a flag in memory the three share.
+struct Family {
+    template: i32,
+    sibling: i32,
+    done: *mut u32,
+}
+
+impl Family {
+    fn done(&self) {
+        // SAFETY: `done` points into the shared page mapped in
+        // `fork_family`, which stays mapped for the process's life.
+        unsafe { std::ptr::write_volatile(self.done, 1) };
+    }
+}
+
+/// Waits (at most ten seconds) for the worker to set `done`, then leaves.
+fn wait_then_exit(done: *mut u32) -> ! {
+    for _ in 0..1000 {
+        // SAFETY: as in `Family::done`.
+        if unsafe { std::ptr::read_volatile(done) } != 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // SAFETY: ends this process at once.
+    unsafe { libc::_exit(0) }
+}
+
+/// Forks, from this template, a sibling worker and then the worker that
+/// goes on to run the command (returning in it); the template and the
+/// sibling wait until it is done. Each worker narrows the template's
+/// filter to itself first, as a forked stockade worker does.
+fn fork_family(seccomp: bool) -> Family {
+    let template = std::process::id() as i32;
+    // SAFETY: maps one anonymous shared page, checked below.
+    let page = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            4096,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if page == libc::MAP_FAILED {
+        eprintln!("cannot map the shared page");
+        std::process::exit(2);
+    }
+    let done = page.cast::<u32>();
+    let fork = || {
+        let pid = raw(
+            libc::SYS_clone,
+            [(libc::CLONE_PARENT | libc::SIGCHLD) as u64, 0, 0, 0, 0, 0],
+        );
+        match pid {
+            Ok(0) => {
+                if let Err(err) = stockade_sandbox::narrow_forked_worker(seccomp) {
+                    eprintln!("{err}");
+                    // SAFETY: ends the new worker at once.
+                    unsafe { libc::_exit(3) }
+                }
+                0
+            }
+            Ok(pid) => pid as i32,
+            Err(errno) => {
+                eprintln!("the template cannot fork: errno {errno}");
+                std::process::exit(2);
+            }
+        }
+    };
+    let sibling = fork();
+    if sibling == 0 {
+        // The sibling holds none of the output the test waits on.
+        // SAFETY: closes this process's own stdout and stderr.
+        unsafe {
+            libc::close(1);
+            libc::close(2);
+        }
+        wait_then_exit(done);
+    }
+    if fork() != 0 {
+        wait_then_exit(done);
+    }
+    Family {
+        template,
+        sibling,
+        done,
+    }
+}
+
+/// What a worker forked from a template tries on the template, its
+/// sibling, and the template's own extra calls.
+fn family_attacks(family: &Family) {
+    let (template, sibling) = (family.template as u64, family.sibling as u64);
+    let term = libc::SIGTERM as u64;
+    say(
+        "signal-template",
+        raw(libc::SYS_kill, [template, term, 0, 0, 0, 0]),
+    );
+    say(
+        "signal-sibling",
+        raw(libc::SYS_kill, [sibling, term, 0, 0, 0, 0]),
+    );
+    say(
+        "tgkill-sibling",
+        raw(libc::SYS_tgkill, [sibling, sibling, term, 0, 0, 0]),
+    );
+    let mut old = [0u64; 2];
+    say(
+        "prlimit-sibling",
+        raw(
+            libc::SYS_prlimit64,
+            [
+                sibling,
+                libc::RLIMIT_CPU as u64,
+                0,
+                old.as_mut_ptr() as u64,
+                0,
+                0,
+            ],
+        ),
+    );
+    say_spawn(
+        "fork-as-template",
+        raw(
+            libc::SYS_clone,
+            [(libc::CLONE_PARENT | libc::SIGCHLD) as u64, 0, 0, 0, 0, 0],
+        ),
+    );
+    say("recvmsg", raw(libc::SYS_recvmsg, [0, 0, 0, 0, 0, 0]));
+    say("dup3", raw(libc::SYS_dup3, [1, 9, 0, 0, 0, 0]));
 }

@@ -53,6 +53,10 @@ pub struct SandboxConfig {
     /// Paths inside the readable trees the guest must not see (the
     /// interpreter's own site-packages, say): covered with something empty.
     pub hidden: Vec<PathBuf>,
+    /// The process is a template that forks workers after its sandbox
+    /// ([`seccomp::Target::Template`]); each worker then calls
+    /// [`narrow_forked_worker`] first.
+    pub template: bool,
 }
 
 impl SandboxConfig {
@@ -65,6 +69,7 @@ impl SandboxConfig {
             verified_seccomp: None,
             readable: Vec::new(),
             hidden: Vec::new(),
+            template: false,
         }
     }
 
@@ -134,10 +139,29 @@ pub fn apply(config: &SandboxConfig) -> Result<Report, SandboxError> {
         }
     }
     if config.wants(Layer::Seccomp) {
-        seccomp::install(&mut req, config.verified_seccomp, config.profile())?;
+        seccomp::install(
+            &mut req,
+            config.verified_seccomp,
+            config.profile(),
+            config.template,
+        )?;
     } else {
         req.unavailable(Layer::Seccomp, LEFT_OUT)?;
     }
     selftest::run(&mut req, &readable)?;
     Ok(req.into_report())
+}
+
+/// In a worker a template forked, before it reads anything from the host:
+/// narrows the template's filter to this process (no fork, no signal or
+/// limit on another process, none of the template's extra calls), when
+/// the template had one in force (`seccomp`). Every other layer is the
+/// template's, shared by all its workers: they cannot reach each other
+/// through any of them (docs/security.md, "Workers forked from a
+/// template").
+pub fn narrow_forked_worker(seccomp: bool) -> Result<(), SandboxError> {
+    if !seccomp {
+        return Ok(());
+    }
+    seccomp::narrow(std::process::id()).map_err(SandboxError::Narrowing)
 }

@@ -19,6 +19,9 @@ pub enum SandboxError {
     /// A path asked to be readable is unusable (relative, `..`, the root).
     #[error("{0}")]
     Readable(String),
+    /// A worker forked from a template could not narrow its filter.
+    #[error("cannot narrow the template's seccomp filter to the forked worker: {0}")]
+    Narrowing(String),
 }
 
 /// Collects the outcome of each layer under a mode.

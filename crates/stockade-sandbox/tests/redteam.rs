@@ -136,6 +136,50 @@ fn attacks_on_files_network_processes_and_memory_fail() {
 }
 
 #[test]
+fn a_worker_forked_from_a_template_cannot_reach_the_template_or_a_sibling() {
+    let results = outcomes(&["--forked", "attacks"]);
+    for label in [
+        // What any worker is refused...
+        "open-etc-passwd",
+        "socket-unix",
+        "signal-parent",
+        "fork",
+        "clone-process",
+        "clone-newuser",
+        "prlimit-parent",
+        // ...and what the template's own filter allows it.
+        "signal-template",
+        "signal-sibling",
+        "tgkill-sibling",
+        "prlimit-sibling",
+        "fork-as-template",
+        "recvmsg",
+        "dup3",
+    ] {
+        assert_eq!(
+            results.get(label).map(String::as_str),
+            Some(EPERM),
+            "{label}: {results:?}"
+        );
+    }
+}
+
+#[test]
+fn a_worker_forked_from_a_template_still_makes_the_calls_it_needs_on_itself() {
+    let results = outcomes(&["--forked", "allowed"]);
+    for label in [
+        "getpid",
+        "kill-self-0",
+        "tgkill-self-0",
+        "prlimit-self",
+        "thread-in-thread",
+    ] {
+        let outcome = results.get(label).map(String::as_str).unwrap_or("missing");
+        assert!(outcome.starts_with("ok"), "{label}: {outcome}");
+    }
+}
+
+#[test]
 fn the_calls_a_worker_needs_on_itself_still_work() {
     let results = outcomes(&["allowed"]);
     for label in [

@@ -15,6 +15,7 @@ pub mod link;
 pub mod out;
 pub mod print;
 mod serve;
+pub mod template;
 mod watchdog;
 
 use stockade_wire::WorkerExit;
@@ -28,6 +29,10 @@ pub struct Worker {
     pub prepare: engine::Prepare,
     /// Where the link to the parent is.
     pub link: LinkEnds,
+    /// Forks a template into a new worker, the host's child
+    /// ([`template::fork_beside`], wrapped in what the engine must do
+    /// around a fork).
+    pub fork: fn() -> i64,
 }
 
 /// The descriptors the link to the parent uses.
@@ -46,6 +51,14 @@ pub enum LinkEnds {
 pub fn exit_now(exit: WorkerExit) -> ! {
     // SAFETY: _exit ends the process; nothing runs after it.
     unsafe { libc::_exit(exit.code()) }
+}
+
+/// Writes `message` to stderr for the host's log: a stderr nobody reads
+/// any more (a host that closed it) is no reason to fail, so errors are
+/// ignored, as `eprintln!` (which panics on them) would not.
+pub(crate) fn note(message: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "stockade-worker: {message}");
 }
 
 /// Closes every descriptor above stderr that the worker inherited: one the
@@ -83,25 +96,46 @@ const SESSION_STACK: usize = 256 * 1024 * 1024;
 /// process's only one (namespaces and Landlock bind only the calling thread
 /// and its children); the session then runs on a thread of its own.
 pub fn run(worker: Worker) -> i32 {
-    // Guests see UTC whatever the machine's zone: the C library reads TZ
-    // before it looks for /etc/localtime.
+    guest_zone();
+    let configured = serve::open_link(worker.link).and_then(|mut link| {
+        serve::configure(&worker, &mut link, false).map(|configured| (configured, link))
+    });
+    match configured {
+        Err(code) => code,
+        Ok((configured, link)) => run_session(configured, link),
+    }
+}
+
+/// Runs as a template (`template.rs`): returns the template's exit status
+/// when the host is done with it, and in each worker it forked, that
+/// worker's.
+pub fn run_template(worker: Worker) -> i32 {
+    guest_zone();
+    match template::serve_requests(&worker) {
+        Err(code) => code,
+        Ok((configured, link)) => run_session(configured, link),
+    }
+}
+
+/// Guests see UTC whatever the machine's zone: the C library reads TZ
+/// before it looks for /etc/localtime.
+fn guest_zone() {
     // SAFETY: no other thread exists yet, so nothing reads the environment
     // while it changes.
     unsafe { std::env::set_var("TZ", "UTC") };
-    match serve::configure(worker) {
-        Err(code) => code,
-        Ok(configured) => {
-            let session = std::thread::Builder::new()
-                .name("session".into())
-                .stack_size(SESSION_STACK)
-                .spawn(move || serve::serve(configured));
-            match session {
-                Ok(handle) => handle.join().unwrap_or(WorkerExit::Internal.code()),
-                Err(err) => {
-                    eprintln!("stockade-worker: cannot start the session thread: {err}");
-                    WorkerExit::Internal.code()
-                }
-            }
+}
+
+/// The session, on a thread of its own with a deep stack.
+fn run_session(configured: serve::Configured, link: link::Link) -> i32 {
+    let session = std::thread::Builder::new()
+        .name("session".into())
+        .stack_size(SESSION_STACK)
+        .spawn(move || serve::serve(configured, link));
+    match session {
+        Ok(handle) => handle.join().unwrap_or(WorkerExit::Internal.code()),
+        Err(err) => {
+            note(format_args!("cannot start the session thread: {err}"));
+            WorkerExit::Internal.code()
         }
     }
 }

@@ -145,7 +145,7 @@ impl Link {
                 message: format!("protocol violation: malformed request: {err}"),
             }),
             Incoming::Broken(err) => {
-                eprintln!("stockade-worker: broken input: {err}");
+                crate::note(format_args!("broken input: {err}"));
                 crate::exit_now(WorkerExit::Protocol);
             }
         }

@@ -45,7 +45,7 @@ impl Out {
     /// Sends a response that is known to be small and valid.
     pub fn send_or_exit(&self, response: &Response) {
         if let Err(err) = self.send(response) {
-            eprintln!("stockade-worker: cannot encode a response: {err}");
+            crate::note(format_args!("cannot encode a response: {err}"));
             crate::exit_now(WorkerExit::Io);
         }
     }

@@ -18,21 +18,23 @@ use crate::link::{Incoming, Link};
 use crate::watchdog::Watchdog;
 
 /// Sends Fatal, and returns the exit status to leave with.
-fn fatal(link: &mut Link, exit: WorkerExit, message: String) -> i32 {
-    eprintln!("stockade-worker: {message}");
+pub(crate) fn fatal(link: &mut Link, exit: WorkerExit, message: String) -> i32 {
+    crate::note(format_args!("{message}"));
     let _ = link.out.send(&Response::Fatal { message });
     exit.code()
 }
 
 /// A worker that has read its Configure and applied its sandbox, ready to
-/// start its engine on the session thread.
+/// start its engine on the session thread (or, in a template, to fork
+/// workers that will).
 pub struct Configured {
-    link: Link,
     allocator: &'static CappedAllocator,
     engine: Box<dyn Prepared>,
     limits: ConfigureLimits,
-    sandbox: SandboxReport,
-    watchdog: Option<Watchdog>,
+    pub(crate) sandbox: SandboxReport,
+    /// The Configure payload as it came: a worker forked from a template
+    /// must be sent the very same.
+    pub(crate) payload: Vec<u8>,
 }
 
 fn wire_report(mode: SandboxMode, report: Report) -> SandboxReport {
@@ -53,12 +55,10 @@ fn wire_report(mode: SandboxMode, report: Report) -> SandboxReport {
     }
 }
 
-/// Runs on the main thread while the process has no other: reads
-/// Configure, checks the version and language, and applies the sandbox.
-/// On failure returns the exit status, after sending Fatal.
-pub fn configure(worker: Worker) -> Result<Configured, i32> {
+/// Opens the link to the parent where the worker's `ends` say it is.
+pub fn open_link(ends: crate::LinkEnds) -> Result<Link, i32> {
     let limits = WireLimits::default();
-    let opened = match worker.link {
+    let opened = match ends {
         crate::LinkEnds::Stdio => Link::stdio(limits),
         crate::LinkEnds::Moved { input, output } => {
             use std::os::fd::FromRawFd;
@@ -73,19 +73,24 @@ pub fn configure(worker: Worker) -> Result<Configured, i32> {
             Ok(Link::new(input, output, limits))
         }
     };
-    let mut link = match opened {
-        Ok(link) => link,
-        Err(err) => {
-            eprintln!("stockade-worker: cannot open stdin/stdout: {err}");
-            return Err(WorkerExit::Internal.code());
-        }
-    };
+    opened.map_err(|err| {
+        crate::note(format_args!("cannot open stdin/stdout: {err}"));
+        WorkerExit::Internal.code()
+    })
+}
+
+/// Runs on the main thread while the process has no other: reads
+/// Configure from `link`, checks the version and language, and applies
+/// the sandbox (a template's, when `template`). On failure returns the
+/// exit status, after sending Fatal.
+pub fn configure(worker: &Worker, link: &mut Link, template: bool) -> Result<Configured, i32> {
+    let limits = WireLimits::default();
     let payload = match link.read_frame() {
         Ok(Some(payload)) => payload,
         Ok(None) => return Err(0),
         Err(err) => {
             return Err(fatal(
-                &mut link,
+                link,
                 WorkerExit::Protocol,
                 format!("cannot read Configure: {err}"),
             ));
@@ -93,13 +98,13 @@ pub fn configure(worker: Worker) -> Result<Configured, i32> {
     };
     let Some(version) = peek_configure_version(&payload) else {
         return Err(fatal(
-            &mut link,
+            link,
             WorkerExit::Protocol,
             "the first message must be Configure".into(),
         ));
     };
     if let Err(message) = check_protocol_version(version) {
-        return Err(fatal(&mut link, WorkerExit::Protocol, message));
+        return Err(fatal(link, WorkerExit::Protocol, message));
     }
     let (engine, mode, config, verified_seccomp) = match decode_request(&payload, &limits) {
         Ok(Request::Configure {
@@ -112,80 +117,53 @@ pub fn configure(worker: Worker) -> Result<Configured, i32> {
         Ok(_) => unreachable_configure(),
         Err(err) => {
             return Err(fatal(
-                &mut link,
+                link,
                 WorkerExit::Protocol,
                 format!("malformed Configure: {err}"),
             ));
         }
     };
-    // What must be opened before the sandbox closes the filesystem: the
-    // engine's own needs, and the watchdog's view of /proc.
+    // What must be opened before the sandbox closes the filesystem.
     let engine = match (worker.prepare)(engine) {
         Ok(prepared) => prepared,
-        Err(err) => return Err(fatal(&mut link, WorkerExit::Config, err)),
+        Err(err) => return Err(fatal(link, WorkerExit::Config, err)),
     };
-    let watchdog = Watchdog::prepare();
     let mut sandbox_config = SandboxConfig::new(mode, config.cpu_seconds);
     sandbox_config.verified_seccomp = verified_seccomp;
     sandbox_config.readable = engine.readable();
     sandbox_config.hidden = engine.hidden();
+    sandbox_config.template = template;
     let report = match stockade_sandbox::apply(&sandbox_config) {
         Ok(report) => report,
-        Err(err) => return Err(fatal(&mut link, WorkerExit::Config, err.to_string())),
-    };
-    let mut sandbox = wire_report(mode, report);
-    let watchdog = match watchdog {
-        Ok(watchdog) => Some(watchdog),
-        // Fail closed: without a reading of resident memory the RSS ceiling
-        // cannot hold, which `require` refuses and `auto` reports.
-        Err(err) if mode == SandboxMode::Require => {
-            return Err(fatal(
-                &mut link,
-                WorkerExit::Config,
-                format!("the RSS watchdog cannot read /proc/self/statm: {err}"),
-            ));
-        }
-        Err(err) => {
-            if mode == SandboxMode::Auto {
-                sandbox.missing.push((
-                    "rss-watchdog".into(),
-                    format!("cannot read /proc/self/statm: {err}"),
-                ));
-            }
-            None
-        }
+        Err(err) => return Err(fatal(link, WorkerExit::Config, err.to_string())),
     };
     Ok(Configured {
-        link,
         allocator: worker.allocator,
         engine,
         limits: config,
-        sandbox,
-        watchdog,
+        sandbox: wire_report(mode, report),
+        payload,
     })
 }
 
 /// Serves the session on the session thread; returns the exit status.
-pub fn serve(configured: Configured) -> i32 {
+pub fn serve(configured: Configured, mut link: Link) -> i32 {
     let Configured {
-        mut link,
         allocator,
         engine,
         limits: config,
         sandbox,
-        watchdog,
+        ..
     } = configured;
     link.printer.configure(
         config.print_flush_bytes as usize,
         std::time::Duration::from_micros(u64::from(config.print_flush_interval_us)),
         config.max_output_bytes,
     );
-    if let Some(watchdog) = watchdog
-        && let Err(err) = watchdog.start(
-            config.max_memory.map(stockade_wire::rss_ceiling),
-            link.printer.clone(),
-        )
-    {
+    if let Err(err) = Watchdog::new().start(
+        config.max_memory.map(stockade_wire::rss_ceiling),
+        link.printer.clone(),
+    ) {
         return fatal(
             &mut link,
             WorkerExit::Internal,
@@ -306,6 +284,8 @@ fn protocol_violation(engine: &dyn Engine, detail: String) -> Response {
 
 /// `peek_configure_version` saw the Configure tag, so decoding yields Configure.
 fn unreachable_configure() -> ! {
-    eprintln!("stockade-worker: a Configure payload decoded as another message");
+    crate::note(format_args!(
+        "a Configure payload decoded as another message"
+    ));
     std::process::exit(WorkerExit::Internal.code())
 }

@@ -4,11 +4,10 @@
 //! guest output that has waited its flush interval while the guest prints
 //! nothing more (a guest that prints and then hangs).
 //!
-//! A Landlocked worker cannot open its own /proc entries, so the statm file
-//! is opened before the sandbox and read with pread afterwards.
+//! Resident memory is read as the process's peak (`getrusage`), which
+//! needs no /proc: a worker forked from a template has none of its own to
+//! open, and a peak past the ceiling is a passing of it, however brief.
 
-use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::time::Duration;
 
 use rustix::process::{Pid, getppid};
@@ -18,30 +17,31 @@ use crate::print::Printer;
 /// How often the watchdog looks.
 const PERIOD: Duration = Duration::from_millis(20);
 
-/// What the watchdog needs, gathered before the sandbox closes /proc.
+/// What the watchdog needs: the parent it watches for.
 #[derive(Debug)]
 pub struct Watchdog {
-    statm: File,
     parent: Option<Pid>,
-    page_size: u64,
 }
 
 impl Watchdog {
-    /// Opens /proc/self/statm and notes the parent. Runs before the sandbox.
-    pub fn prepare() -> std::io::Result<Self> {
-        Ok(Self {
-            statm: File::open("/proc/self/statm")?,
-            parent: getppid(),
-            page_size: rustix::param::page_size() as u64,
-        })
+    /// Notes the parent (the host): in the process that will be watched.
+    pub fn new() -> Self {
+        Self { parent: getppid() }
     }
 
-    /// Resident bytes, from the second field of statm.
-    fn resident(&self, buf: &mut [u8; 128]) -> Option<u64> {
-        let n = self.statm.read_at(buf, 0).ok()?;
-        let text = std::str::from_utf8(&buf[..n]).ok()?;
-        let pages: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
-        Some(pages * self.page_size)
+    /// The process's peak resident bytes so far.
+    fn peak_resident(&self) -> Option<u64> {
+        let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+        // SAFETY: getrusage fills the rusage it is given, which lives for
+        // the call; zeroed is a valid rusage whatever it leaves.
+        let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) };
+        if rc != 0 {
+            return None;
+        }
+        // SAFETY: initialised (zeroed, then filled by the kernel).
+        let usage = unsafe { usage.assume_init() };
+        // Kibibytes.
+        u64::try_from(usage.ru_maxrss).ok().map(|kib| kib * 1024)
     }
 
     /// Starts the thread. `rss_ceiling` is in bytes.
@@ -54,7 +54,6 @@ impl Watchdog {
     }
 
     fn watch(self, rss_ceiling: Option<u64>, printer: Printer) {
-        let mut buf = [0u8; 128];
         loop {
             std::thread::sleep(PERIOD);
             printer.poll();
@@ -64,7 +63,7 @@ impl Watchdog {
                     b"stockade-worker: the parent is gone; exiting\n",
                 );
             }
-            if let (Some(ceiling), Some(resident)) = (rss_ceiling, self.resident(&mut buf))
+            if let (Some(ceiling), Some(resident)) = (rss_ceiling, self.peak_resident())
                 && resident > ceiling
             {
                 exit_now(

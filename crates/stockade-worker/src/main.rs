@@ -25,9 +25,17 @@ fn main() {
         return;
     }
     stockade_worker_core::close_inherited_descriptors();
-    std::process::exit(stockade_worker_core::run(Worker {
+    let worker = Worker {
         allocator: &ALLOCATOR,
         prepare: engine::prepare,
         link: stockade_worker_core::LinkEnds::Stdio,
-    }));
+        fork: stockade_worker_core::template::fork_beside,
+    };
+    std::process::exit(
+        if std::env::args().nth(1).as_deref() == Some(stockade_worker_core::template::FLAG) {
+            stockade_worker_core::run_template(worker)
+        } else {
+            stockade_worker_core::run(worker)
+        },
+    );
 }

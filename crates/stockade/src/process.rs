@@ -15,6 +15,7 @@ use stockade_wire::{
 };
 
 use crate::launch::Launch;
+use crate::session::ConfigureFrames;
 use crate::supervisor::{SupervisionLimits, Supervisor, Violation};
 use crate::worker_child::WorkerChild;
 
@@ -104,23 +105,29 @@ fn timespec(d: Duration) -> Timespec {
 
 impl WorkerProcess {
     /// Starts the worker with an empty environment and piped stdio: forked
-    /// from a template interpreter when the launch asks for one and one
-    /// can be had, else spawned.
-    pub(crate) fn spawn(launch: &Launch, limits: WireLimits) -> std::io::Result<Self> {
+    /// from a template when the launch asks for one and one can be had,
+    /// else spawned. Returns it with the Configure frame to send it (a
+    /// forked worker must be sent its template's).
+    pub(crate) fn spawn(
+        launch: &Launch,
+        limits: WireLimits,
+        configure: ConfigureFrames,
+    ) -> std::io::Result<(Self, Vec<u8>)> {
         if launch.template {
-            match crate::template::fork(launch) {
-                Ok(forked) => {
-                    return Self::with(
+            match crate::template::fork(launch, &configure.key, configure.template) {
+                Ok((forked, frame)) => {
+                    let worker = Self::with(
                         WorkerChild::forked(forked.pid),
                         forked.stdin,
                         forked.stdout,
                         forked.stderr,
                         limits,
-                    );
+                    )?;
+                    return Ok((worker, frame));
                 }
-                Err(err) => tracing::debug!(
-                    "no template interpreter ({err}); starting the worker from scratch"
-                ),
+                Err(err) => {
+                    tracing::debug!("no template ({err}); starting the worker from scratch")
+                }
             }
         }
         let mut child = Command::new(&launch.program)
@@ -138,13 +145,19 @@ impl WorkerProcess {
             let _ = child.wait();
             return Err(std::io::Error::other("the worker's pipes were not created"));
         };
-        Self::with(
+        let worker = Self::with(
             WorkerChild::Spawned(child),
             OwnedFd::from(stdin),
             OwnedFd::from(stdout),
             OwnedFd::from(stderr),
             limits,
-        )
+        )?;
+        Ok((worker, configure.worker))
+    }
+
+    /// Whether a template forked this worker.
+    pub(crate) fn is_forked(&self) -> bool {
+        matches!(self.child, WorkerChild::Forked { .. })
     }
 
     fn with(

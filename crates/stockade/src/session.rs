@@ -28,6 +28,7 @@ mod step;
 mod turn;
 
 pub use dump::DumpSeal;
+pub(crate) use start::ConfigureFrames;
 pub(crate) use step::Pause;
 
 use turn::Turn;

@@ -1,34 +1,42 @@
-//! Template interpreters, the host's side: one CPython process per launch
-//! (interpreter and engine module) that has paid its start-up once and
-//! forks workers on request (stockade-cpython's `template.rs` says what a
-//! forked worker shares with it and why that is safe). A worker forked
-//! this way is the host's child, with its own pipes, and reads its own
-//! Configure and applies its own sandbox, as any worker.
+//! Templates, the host's side: one worker process per launch and
+//! Configure that has started, prepared its engine and applied its
+//! sandbox once, and forks workers on request (worker-core's `template.rs`
+//! is the other side; docs/security.md says what a forked worker shares
+//! with it and why that is safe). A worker forked this way is the host's
+//! child, with its own pipes; it is sent the template's Configure and
+//! answers Ready as any worker.
 //!
-//! The template is asked over a Unix socket (its stdin): one byte with the
-//! worker's stdin, stdout and stderr attached; it answers with the worker's
-//! pid. A template that is gone is started again once; failing that, the
-//! caller starts the worker from scratch.
+//! The template is asked over a Unix socket (its stdin and stdout): first
+//! its Configure, which it answers with Ready (or Fatal); then, for each
+//! worker, one byte with the worker's stdin, stdout and stderr attached,
+//! which it answers with the worker's pid. A template that is gone is
+//! started again once; failing that, the caller starts the worker from
+//! scratch. A process keeps at most [`MAX_TEMPLATES`], the least recently
+//! used ending first.
 
 use std::ffi::OsString;
-use std::io::{IoSlice, Read};
+use std::io::{IoSlice, Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rustix::net::{SendAncillaryBuffer, SendAncillaryMessage, SendFlags, sendmsg};
 use rustix::pipe::{PipeFlags, pipe_with};
 use rustix::process::Pid;
 
+use stockade_wire::{Response, WireLimits, decode_response, read_frame};
+
 use crate::launch::Launch;
 
 /// How long a template may take to fork one worker.
 const FORK_TIMEOUT: Duration = Duration::from_secs(5);
-/// How long a new template may take before its first fork is answered.
+/// How long a new template may take to answer its Configure.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
+/// Templates one process keeps (each an idle process holding its engine).
+pub const MAX_TEMPLATES: usize = 4;
 
 /// A worker a template forked, with the host's ends of its pipes.
 #[derive(Debug)]
@@ -42,11 +50,14 @@ pub(crate) struct Forked {
 #[derive(Debug)]
 struct Template {
     launch: Launch,
+    /// The Configure the template's workers share (with no test-fire
+    /// offer).
+    key: Vec<u8>,
+    /// The Configure frame the template was sent, which each of its
+    /// workers is sent too.
+    configure: Vec<u8>,
     process: Child,
     control: UnixStream,
-    /// Whether it has forked a worker yet (the first answer waits for its
-    /// start-up).
-    started: bool,
 }
 
 impl Drop for Template {
@@ -60,6 +71,11 @@ impl Drop for Template {
 
 /// The templates of this process.
 static TEMPLATES: Mutex<Vec<Template>> = Mutex::new(Vec::new());
+/// Templates that failed to start, and when: not tried again for
+/// [`RETRY_AFTER`], so each worker does not pay a failed start first.
+static FAILED: Mutex<Vec<(Launch, Vec<u8>, Instant)>> = Mutex::new(Vec::new());
+/// How long a template that failed to start is not tried again.
+const RETRY_AFTER: Duration = Duration::from_secs(30);
 /// The process whose templates `TEMPLATES` holds (0 until the first use).
 /// Read without the lock: a forked child of that process, where another
 /// thread may have held the lock at the fork, never takes it, and starts
@@ -74,8 +90,14 @@ fn usable() -> bool {
     }
 }
 
-/// The code a template runs: as the worker's boot code, calling `template`.
+/// The arguments that start `launch` as a template: the worker binary's
+/// flag, or for CPython its boot code calling `template`.
 fn template_args(launch: &Launch) -> Vec<OsString> {
+    if !launch.args.iter().any(|arg| arg == crate::launch::BOOT) {
+        let mut args = vec![OsString::from(TEMPLATE_FLAG)];
+        args.extend(launch.args.iter().cloned());
+        return args;
+    }
     launch
         .args
         .iter()
@@ -91,22 +113,48 @@ fn template_args(launch: &Launch) -> Vec<OsString> {
         .collect()
 }
 
-fn start(launch: &Launch) -> std::io::Result<Template> {
+/// worker-core's `template::FLAG`: the worker binary's template mode.
+const TEMPLATE_FLAG: &str = "--template";
+
+/// Starts a template for `launch` and sends it `configure`; returns it
+/// once it answers Ready.
+fn start(launch: &Launch, key: &[u8], configure: Vec<u8>) -> std::io::Result<Template> {
     let (ours, theirs) = UnixStream::pair()?;
+    let theirs = OwnedFd::from(theirs);
     let process = Command::new(&launch.program)
         .args(template_args(launch))
         .env_clear()
+        .envs(launch.env.iter().map(|(name, value)| (name, value)))
         .current_dir("/")
-        .stdin(Stdio::from(OwnedFd::from(theirs)))
-        .stdout(Stdio::null())
+        .stdin(Stdio::from(theirs.try_clone()?))
+        .stdout(Stdio::from(theirs))
         .stderr(Stdio::null())
         .spawn()?;
-    Ok(Template {
+    let mut template = Template {
         launch: launch.clone(),
+        key: key.to_vec(),
+        configure,
         process,
         control: ours,
-        started: false,
-    })
+    };
+    template.control.set_read_timeout(Some(START_TIMEOUT))?;
+    template.control.write_all(&template.configure)?;
+    let limits = WireLimits::default();
+    let answer = read_frame(&mut template.control, &limits)?
+        .ok_or_else(|| std::io::Error::other("the template ended before it was ready"))?;
+    match decode_response(&answer, &limits) {
+        Ok(Response::Ready(_)) => Ok(template),
+        Ok(Response::Fatal { message }) => Err(std::io::Error::other(format!(
+            "the template refused its Configure: {message}"
+        ))),
+        Ok(other) => Err(std::io::Error::other(format!(
+            "the template answered Configure with {}",
+            other.name()
+        ))),
+        Err(err) => Err(std::io::Error::other(format!(
+            "the template's answer is malformed: {err}"
+        ))),
+    }
 }
 
 /// Asks `template` for a worker.
@@ -133,16 +181,9 @@ fn ask(template: &mut Template) -> std::io::Result<Forked> {
     )?;
     // The worker has its own copies now.
     drop((worker_stdin, worker_stdout, worker_stderr));
-    template
-        .control
-        .set_read_timeout(Some(if template.started {
-            FORK_TIMEOUT
-        } else {
-            START_TIMEOUT
-        }))?;
+    template.control.set_read_timeout(Some(FORK_TIMEOUT))?;
     let mut answer = [0u8; 8];
     template.control.read_exact(&mut answer)?;
-    template.started = true;
     let pid = i64::from_le_bytes(answer);
     let pid = i32::try_from(pid)
         .ok()
@@ -156,23 +197,63 @@ fn ask(template: &mut Template) -> std::io::Result<Forked> {
     })
 }
 
-/// A worker for `launch`, forked from its template (started if need be).
-pub(crate) fn fork(launch: &Launch) -> std::io::Result<Forked> {
+/// A worker for `launch` whose Configure is `key` (without a test-fire
+/// offer), forked from its template (started with `configure` if need
+/// be), with the Configure frame to send it.
+pub(crate) fn fork(
+    launch: &Launch,
+    key: &[u8],
+    configure: Vec<u8>,
+) -> std::io::Result<(Forked, Vec<u8>)> {
     if !usable() {
         return Err(std::io::Error::other(
             "this process is a fork of the one whose templates these are",
         ));
     }
     let mut list = TEMPLATES.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(at) = list.iter().position(|t| t.launch == *launch) {
-        match ask(&mut list[at]) {
-            Ok(forked) => return Ok(forked),
+    if let Some(at) = list
+        .iter()
+        .position(|t| t.launch == *launch && t.key == key)
+    {
+        // The most recently used goes last.
+        let mut template = list.remove(at);
+        match ask(&mut template) {
+            Ok(forked) => {
+                let frame = template.configure.clone();
+                list.push(template);
+                return Ok((forked, frame));
+            }
             // Gone or broken: start it again, once.
-            Err(_) => drop(list.remove(at)),
+            Err(_) => drop(template),
         }
     }
-    let mut template = start(launch)?;
-    let forked = ask(&mut template)?;
+    let mut failed = FAILED.lock().unwrap_or_else(|e| e.into_inner());
+    failed.retain(|(_, _, when)| when.elapsed() < RETRY_AFTER);
+    if failed.iter().any(|(l, k, _)| l == launch && k == key) {
+        return Err(std::io::Error::other(
+            "the template for these options failed to start a short while ago",
+        ));
+    }
+    let started = start(launch, key, configure).and_then(|mut template| {
+        let forked = ask(&mut template)?;
+        Ok((template, forked))
+    });
+    let (template, forked) = match started {
+        Ok(started) => started,
+        Err(err) => {
+            // Bounded: one entry per distinct set of options.
+            if failed.len() >= 4 * MAX_TEMPLATES {
+                failed.remove(0);
+            }
+            failed.push((launch.clone(), key.to_vec(), Instant::now()));
+            return Err(err);
+        }
+    };
+    drop(failed);
+    let frame = template.configure.clone();
+    if list.len() >= MAX_TEMPLATES {
+        drop(list.remove(0));
+    }
     list.push(template);
-    Ok(forked)
+    Ok((forked, frame))
 }

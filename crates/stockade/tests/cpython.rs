@@ -561,7 +561,15 @@ fn cpython_library_sessions_fork_from_a_template_and_stay_the_hosts_children() {
         assert_eq!(parent(pid), std::process::id().to_string());
         assert!(session.worker_info().sandbox.missing.is_empty());
     }
-    // ...each under its own sandbox, with its own randomness.
+    // ...each under its template's sandbox, narrowed to itself, with its
+    // own randomness.
+    for session in [&first, &second] {
+        let extras = &session.worker_info().sandbox.extras;
+        assert!(
+            extras.iter().any(|e| e.contains("forked from a template")),
+            "{extras:?}"
+        );
+    }
     assert_ne!(
         first.run("import random\nrandom.getrandbits(64)").unwrap(),
         second.run("import random\nrandom.getrandbits(64)").unwrap()
@@ -570,6 +578,49 @@ fn cpython_library_sessions_fork_from_a_template_and_stay_the_hosts_children() {
     let one_off = Session::new(options().spare(false)).expect("starts");
     let line = String::from_utf8_lossy(&cmdline(one_off.worker_pid())).into_owned();
     assert!(line.contains("m.serve()"), "{line:?}");
+}
+
+#[test]
+fn cpython_workers_forked_from_one_template_cannot_signal_each_other_fork_or_reach_it() {
+    let require = || Session::new(options().sandbox(SandboxMode::Require)).expect("starts");
+    let mut attacker = require();
+    let mut victim = require();
+    let me = std::process::id().to_string();
+    // The template: a child of this process started as one.
+    let template = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .find(|pid| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+            String::from_utf8_lossy(&cmdline).contains("m.template()")
+                && status
+                    .lines()
+                    .any(|l| l.strip_prefix("PPid:").map(str::trim) == Some(me.as_str()))
+        })
+        .expect("a template interpreter runs");
+    let attack = format!(
+        "import os, signal\n\
+         def attempt(f):\n    try:\n        f()\n        return 'done'\n    except OSError as e:\n        return type(e).__name__\n\
+         [attempt(lambda: os.kill({victim}, signal.SIGKILL)),\n\
+          attempt(lambda: os.kill({template}, signal.SIGKILL)),\n\
+          attempt(lambda: os.fork()),\n\
+          attempt(lambda: os.kill(os.getpid(), 0))]",
+        victim = victim.worker_pid(),
+    );
+    assert_eq!(
+        attacker.run(&attack).unwrap(),
+        Value::List(vec![
+            s("PermissionError"),
+            s("PermissionError"),
+            s("PermissionError"),
+            s("done"),
+        ])
+    );
+    assert_eq!(victim.run("6 * 7").unwrap(), Value::Int(42));
+    // The template still forks: a third session starts from it.
+    let mut third = require();
+    assert_eq!(third.run("1 + 1").unwrap(), Value::Int(2));
 }
 
 #[test]

@@ -134,7 +134,8 @@ fn checkout_options_set_parent_limits_and_cannot_raise_the_request_timeout() {
 
 #[test]
 fn failing_starts_are_retried_with_backoff_and_reported() {
-    // A worker that starts once (for the pool's constructor) and then fails.
+    // A worker that starts once (for the pool's constructor) and then fails,
+    // and cannot be a template (so each start is a start from scratch).
     let real = std::env::current_exe()
         .unwrap()
         .parent()
@@ -149,7 +150,7 @@ fn failing_starts_are_retried_with_backoff_and_reported() {
     std::fs::write(
         &script,
         format!(
-            "#!/bin/sh\nif [ -e '{m}' ]; then echo 'no more workers' >&2; exit 1; fi\n: > '{m}'\nexec '{w}' \"$@\"\n",
+            "#!/bin/sh\nif [ \"$1\" = --template ]; then exit 1; fi\nif [ -e '{m}' ]; then echo 'no more workers' >&2; exit 1; fi\n: > '{m}'\nexec '{w}' \"$@\"\n",
             m = marker.display(),
             w = real.display()
         ),

@@ -12,7 +12,7 @@
 
 use seccompiler::{BpfProgram, SeccompAction, SeccompFilter, TargetArch, sock_filter};
 
-use super::policy::{Profile, worker_policy};
+use super::policy::{Profile, Target, narrowing, worker_policy};
 use crate::{Layer, Requirement, SandboxError};
 
 /// The compiled filters, in installation order.
@@ -28,11 +28,11 @@ const ARCH: Option<TargetArch> = Some(TargetArch::x86_64);
 #[cfg(not(target_arch = "x86_64"))]
 const ARCH: Option<TargetArch> = None;
 
-/// Compiles the worker policy for process `pid`.
-pub fn compile(pid: u32, profile: Profile) -> Result<Programs, String> {
+/// Compiles the policy of `target`.
+pub fn compile(target: Target, profile: Profile) -> Result<Programs, String> {
     let arch = ARCH.ok_or("no measured system-call policy for this architecture")?;
     let policy =
-        worker_policy(pid, profile).map_err(|e| format!("cannot build the policy: {e}"))?;
+        worker_policy(target, profile).map_err(|e| format!("cannot build the policy: {e}"))?;
     let build = |rules, mismatch, matched| -> Result<BpfProgram, String> {
         let filter =
             SeccompFilter::new(rules, mismatch, matched, arch).map_err(|e| e.to_string())?;
@@ -104,6 +104,23 @@ pub fn apply(programs: &Programs) -> Result<(), String> {
     Ok(())
 }
 
+/// Narrows a template's filter for the worker it forked, process `pid`
+/// (see [`narrowing`]): installed in the new worker before it reads
+/// anything from the host.
+pub fn narrow(pid: u32) -> Result<(), String> {
+    let arch = ARCH.ok_or("no measured system-call policy for this architecture")?;
+    let denied = narrowing(pid).map_err(|e| format!("cannot build the narrowing: {e}"))?;
+    let filter = SeccompFilter::new(
+        denied,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EPERM as u32),
+        arch,
+    )
+    .map_err(|e| e.to_string())?;
+    let program = BpfProgram::try_from(filter).map_err(|e| e.to_string())?;
+    install_filter(&program)
+}
+
 /// Runs what a worker does after the sandbox (start a thread, allocate,
 /// draw randomness) in a forked child under the filters, so a filter that
 /// would kill the worker is found before the worker relies on it.
@@ -173,9 +190,13 @@ impl SeedSource for std::collections::hash_map::RandomState {
 /// Identifies the policy on this kernel: the filters compiled for a
 /// canonical pid (only the pid differs between workers) and the kernel's
 /// release, hashed. Equal fingerprints behave the same under a test-fire.
-pub fn fingerprint(profile: Profile) -> Option<u64> {
+pub fn fingerprint(target: Target, profile: Profile) -> Option<u64> {
     use std::hash::{Hash, Hasher};
-    let programs = compile(0, profile).ok()?;
+    let canonical = match target {
+        Target::Worker(_) => Target::Worker(0),
+        Target::Template => Target::Template,
+    };
+    let programs = compile(canonical, profile).ok()?;
     let release = rustix::system::uname().release().to_bytes().to_vec();
     // FNV-style fixed hashing: the value travels between processes, so it
     // must not depend on a per-process random seed.
@@ -206,17 +227,24 @@ impl std::hash::Hasher for Fnv {
 }
 
 /// The seccomp layer: compile, test-fire (unless the same policy was
-/// verified on this kernel before), install.
+/// verified on this kernel before), install. `template` installs a
+/// template's filter instead of a worker's.
 pub fn install(
     req: &mut Requirement,
     verified: Option<u64>,
     profile: Profile,
+    template: bool,
 ) -> Result<(), SandboxError> {
-    let programs = match compile(std::process::id(), profile) {
+    let target = if template {
+        Target::Template
+    } else {
+        Target::Worker(std::process::id())
+    };
+    let programs = match compile(target, profile) {
         Ok(programs) => programs,
         Err(reason) => return req.unavailable(Layer::Seccomp, reason),
     };
-    let policy = fingerprint(profile);
+    let policy = fingerprint(target, profile);
     let known = policy.is_some() && policy == verified;
     if known {
         req.note("seccomp test-fire skipped: this policy was verified on this kernel before");

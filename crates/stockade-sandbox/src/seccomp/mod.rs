@@ -4,5 +4,5 @@
 pub mod install;
 pub mod policy;
 
-pub use install::install;
-pub use policy::{KILLED, Policy, Profile};
+pub use install::{install, narrow};
+pub use policy::{KILLED, Policy, Profile, Target};

@@ -159,11 +159,73 @@ fn interpreter_calls(allowed: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<()
     Ok(())
 }
 
-/// The worker's policy; `pid` is the worker's own process id, the only
-/// target its signal and limit calls may name.
+/// Whose filter a policy is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// A worker, process `pid` (0 in a fingerprint): the only target its
+    /// signal and limit calls may name.
+    Worker(u32),
+    /// A template (a worker stopped after its sandbox, forking workers on
+    /// the host's request): it may also fork in its one way (CLONE_PARENT,
+    /// so the worker is the host's child), receive a request's descriptors
+    /// and put one on stderr, and its signal and limit calls are not
+    /// checked here. Each worker it forks adds [`narrowing`] before it
+    /// reads anything, which takes all of that away again.
+    Template,
+}
+
+/// The clone flags a template forks with: the worker is the host's child.
+pub const TEMPLATE_FORK: u64 = (libc::CLONE_PARENT | libc::SIGCHLD) as u64;
+
+/// The calls a template may make beyond a worker's, each unconditionally.
 #[cfg(target_arch = "x86_64")]
-pub fn worker_policy(pid: u32, profile: Profile) -> Result<Policy, BackendError> {
+const TEMPLATE_ONLY: &[i64] = &[libc::SYS_recvmsg, libc::SYS_dup3];
+
+/// What a worker forked from a template denies (EPERM) on top of the
+/// template's filter, for its own process id `pid`: the template's extra
+/// calls, any fork, and signals and limits aimed at another process. The
+/// rules say what is denied; every other call passes to the older filters.
+#[cfg(target_arch = "x86_64")]
+pub fn narrowing(pid: u32) -> Result<BTreeMap<i64, Vec<SeccompRule>>, BackendError> {
     let pid = u64::from(pid);
+    let mut denied: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    for &call in TEMPLATE_ONLY {
+        denied.insert(call, Vec::new());
+    }
+    denied.insert(
+        libc::SYS_clone,
+        vec![rule(vec![arg(
+            0,
+            SeccompCmpOp::MaskedEq(libc::CLONE_THREAD as u64),
+            0,
+        )?])?],
+    );
+    denied.insert(
+        libc::SYS_kill,
+        vec![rule(vec![arg(0, SeccompCmpOp::Ne, pid)?])?],
+    );
+    denied.insert(
+        libc::SYS_tgkill,
+        vec![rule(vec![arg(0, SeccompCmpOp::Ne, pid)?])?],
+    );
+    denied.insert(
+        libc::SYS_prlimit64,
+        vec![rule(vec![
+            arg(0, SeccompCmpOp::Ne, 0)?,
+            arg(0, SeccompCmpOp::Ne, pid)?,
+        ])?],
+    );
+    Ok(denied)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+pub fn narrowing(_pid: u32) -> Result<BTreeMap<i64, Vec<SeccompRule>>, BackendError> {
+    Err(BackendError::InvalidArgumentNumber)
+}
+
+/// The policy of `target`.
+#[cfg(target_arch = "x86_64")]
+pub fn worker_policy(target: Target, profile: Profile) -> Result<Policy, BackendError> {
     let namespace_flags = (libc::CLONE_NEWNS
         | libc::CLONE_NEWUSER
         | libc::CLONE_NEWPID
@@ -171,7 +233,7 @@ pub fn worker_policy(pid: u32, profile: Profile) -> Result<Policy, BackendError>
         | libc::CLONE_NEWIPC
         | libc::CLONE_NEWUTS
         | libc::CLONE_NEWCGROUP) as u64;
-    let thread_only = vec![rule(vec![arg(
+    let mut clone = vec![rule(vec![arg(
         0,
         SeccompCmpOp::MaskedEq(libc::CLONE_THREAD as u64 | namespace_flags),
         libc::CLONE_THREAD as u64,
@@ -202,6 +264,8 @@ pub fn worker_policy(pid: u32, profile: Profile) -> Result<Policy, BackendError>
         libc::SYS_rt_sigreturn,
         libc::SYS_sigaltstack,
         libc::SYS_getrandom,
+        // The watchdog's reading of peak resident memory.
+        libc::SYS_getrusage,
         libc::SYS_clock_gettime,
         libc::SYS_clock_getres,
         libc::SYS_gettimeofday,
@@ -214,15 +278,30 @@ pub fn worker_policy(pid: u32, profile: Profile) -> Result<Policy, BackendError>
     }
     allowed.insert(libc::SYS_mmap, not_write_and_exec(2)?);
     allowed.insert(libc::SYS_mprotect, not_write_and_exec(2)?);
-    allowed.insert(libc::SYS_clone, thread_only);
     allowed.insert(
         libc::SYS_prctl,
         first_is(&[libc::PR_SET_NAME as u64, libc::PR_GET_NAME as u64])?,
     );
-    // Signals and limits only on the worker itself (0 means "self" for prlimit64).
-    allowed.insert(libc::SYS_kill, first_is(&[pid])?);
-    allowed.insert(libc::SYS_tgkill, first_is(&[pid])?);
-    allowed.insert(libc::SYS_prlimit64, first_is(&[0, pid])?);
+    match target {
+        // Signals and limits only on the worker itself (0 means "self"
+        // for prlimit64).
+        Target::Worker(pid) => {
+            let pid = u64::from(pid);
+            allowed.insert(libc::SYS_kill, first_is(&[pid])?);
+            allowed.insert(libc::SYS_tgkill, first_is(&[pid])?);
+            allowed.insert(libc::SYS_prlimit64, first_is(&[0, pid])?);
+        }
+        Target::Template => {
+            for call in [libc::SYS_kill, libc::SYS_tgkill, libc::SYS_prlimit64]
+                .into_iter()
+                .chain(TEMPLATE_ONLY.iter().copied())
+            {
+                allowed.insert(call, Vec::new());
+            }
+            clone.push(rule(vec![arg(0, SeccompCmpOp::Eq, TEMPLATE_FORK)?])?);
+        }
+    }
+    allowed.insert(libc::SYS_clone, clone);
     // Only to install this policy's last filter; a filter can only restrict.
     allowed.insert(
         libc::SYS_seccomp,
@@ -241,6 +320,6 @@ pub fn worker_policy(pid: u32, profile: Profile) -> Result<Policy, BackendError>
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-pub fn worker_policy(_pid: u32, _profile: Profile) -> Result<Policy, BackendError> {
+pub fn worker_policy(_target: Target, _profile: Profile) -> Result<Policy, BackendError> {
     Err(BackendError::InvalidArgumentNumber)
 }

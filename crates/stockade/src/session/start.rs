@@ -23,25 +23,79 @@ use super::{Reply, Session, Turn, WorkerInfo};
 
 /// Seccomp policies workers of this process verified with a test-fire (0:
 /// an empty slot): one for each allow-list (the closed workers', the
-/// interpreters'), so workers of different engines do not undo each
-/// other's. Atomics, not a lock, so a forked child can always read them.
-static VERIFIED_SECCOMP: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+/// interpreters'), each as a worker's and as a template's, so that
+/// neither undoes another's. Atomics, not a lock, so a forked child can
+/// always read them.
+static VERIFIED_SECCOMP: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
 
-/// The policies to offer a new worker: it skips its test-fire if its own
-/// is one of them (Configure carries one; the engine's slot is tried).
-fn verified_seccomp(interpreter: bool) -> Option<u64> {
-    match VERIFIED_SECCOMP[usize::from(interpreter)].load(Ordering::Relaxed) {
+fn seccomp_slot(interpreter: bool, template: bool) -> usize {
+    usize::from(interpreter) * 2 + usize::from(template)
+}
+
+/// The policy to offer a new worker or template: it skips its test-fire
+/// if its own is this one (Configure carries it).
+fn verified_seccomp(interpreter: bool, template: bool) -> Option<u64> {
+    match VERIFIED_SECCOMP[seccomp_slot(interpreter, template)].load(Ordering::Relaxed) {
         0 => None,
         policy => Some(policy),
     }
 }
 
-fn remember_seccomp(report: &SandboxReport, interpreter: bool) {
+/// Notes the policy a worker's (or a template's) Ready says it verified.
+pub(crate) fn remember_seccomp(report: &SandboxReport, interpreter: bool, template: bool) {
     if let Some(policy) = report.seccomp_policy
         && report.has(Layer::Seccomp)
     {
-        VERIFIED_SECCOMP[usize::from(interpreter)].store(policy, Ordering::Relaxed);
+        VERIFIED_SECCOMP[seccomp_slot(interpreter, template)].store(policy, Ordering::Relaxed);
     }
+}
+
+/// The Configure a worker for `options` is sent, offering `verified` as
+/// the seccomp policy already test-fired.
+fn configure_request(options: &SessionOptions, verified: Option<u64>) -> Result<Request, Error> {
+    let limits = &options.limits;
+    Ok(Request::Configure {
+        protocol_version: PROTOCOL_VERSION,
+        package_version: env!("CARGO_PKG_VERSION").into(),
+        engine: options.engine_config().map_err(Error::invalid_option)?,
+        sandbox: options.sandbox,
+        limits: ConfigureLimits {
+            max_duration_us: limits
+                .max_duration
+                .map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX)),
+            max_memory: limits.max_memory,
+            max_recursion_depth: limits.max_recursion_depth,
+            print_flush_bytes: limits.print_flush_bytes,
+            print_flush_interval_us: u32::try_from(limits.print_flush_interval.as_micros())
+                .unwrap_or(u32::MAX),
+            cpu_seconds: Some(options.cpu_seconds()),
+            max_output_bytes: limits.max_output_bytes,
+        },
+        verified_seccomp: verified,
+    })
+}
+
+/// The Configure frames of a new worker: the one a worker started from
+/// scratch is sent, and the one a template for these options is started
+/// with (its test-fire offer is a template's), and the template's key
+/// (the Configure with no offer: what the workers it forks must share).
+pub(crate) struct ConfigureFrames {
+    pub worker: Vec<u8>,
+    pub template: Vec<u8>,
+    pub key: Vec<u8>,
+}
+
+fn configure_frames(options: &SessionOptions, wire: &WireLimits) -> Result<ConfigureFrames, Error> {
+    let interpreter = options.interpreter() == Interpreter::CPython;
+    let encode = |verified| {
+        encode_request(&configure_request(options, verified)?, wire)
+            .map_err(|e| Error::invalid_option(e.to_string()))
+    };
+    Ok(ConfigureFrames {
+        worker: encode(verified_seccomp(interpreter, false))?,
+        template: encode(verified_seccomp(interpreter, true))?,
+        key: encode(None)?,
+    })
 }
 
 impl Session {
@@ -51,9 +105,9 @@ impl Session {
         Self::launch_from(options, template)
     }
 
-    /// A cold start, whose CPython worker is forked from a template
-    /// interpreter when `template` says so (a pool's workers, a session's
-    /// that keeps spares).
+    /// A cold start, whose worker is forked from a sandboxed template
+    /// when `template` says so (a pool's workers, a session's that keeps
+    /// spares).
     pub(crate) fn launch_from(mut options: SessionOptions, template: bool) -> Result<Self, Error> {
         // The default engine is decided once (it looks for an interpreter).
         options.engine = Some(options.interpreter());
@@ -73,12 +127,12 @@ impl Session {
             super::journal::Journal::seeded(seed, journal_limit)
         });
         let mut launch = Launch::resolve(&options)?;
-        // A template's children share its string hash seed; a journaled
-        // session starts with its own.
-        launch.template =
-            template && options.engine == Some(Interpreter::CPython) && journal.is_none();
+        // A template's workers share its Configure (a journaled session's
+        // carries its own seed) and, for CPython, its string hash seed.
+        launch.template = template && journal.is_none();
         let wire = WireLimits::default();
-        let worker = WorkerProcess::spawn(&launch, wire).map_err(|err| {
+        let frames = configure_frames(&options, &wire)?;
+        let (worker, configure) = WorkerProcess::spawn(&launch, wire, frames).map_err(|err| {
             Error::Configuration(
                 ConfigurationError::new(
                     ConfigurationKind::CannotStart,
@@ -120,7 +174,7 @@ impl Session {
             files: None,
             os_handler: None,
         };
-        session.configure()?;
+        session.configure(&configure)?;
         session.start_supervision()?;
         Ok(session)
     }
@@ -179,33 +233,9 @@ impl Session {
         self.record_lost(Error::configuration(ConfigurationKind::Refused, message))
     }
 
-    fn configure(&mut self) -> Result<(), Error> {
-        let limits = &self.options.limits;
-        let configure = Request::Configure {
-            protocol_version: PROTOCOL_VERSION,
-            package_version: env!("CARGO_PKG_VERSION").into(),
-            engine: self
-                .options
-                .engine_config()
-                .map_err(Error::invalid_option)?,
-            sandbox: self.options.sandbox,
-            limits: ConfigureLimits {
-                max_duration_us: limits
-                    .max_duration
-                    .map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX)),
-                max_memory: limits.max_memory,
-                max_recursion_depth: limits.max_recursion_depth,
-                print_flush_bytes: limits.print_flush_bytes,
-                print_flush_interval_us: u32::try_from(limits.print_flush_interval.as_micros())
-                    .unwrap_or(u32::MAX),
-                cpu_seconds: Some(self.options.cpu_seconds()),
-                max_output_bytes: limits.max_output_bytes,
-            },
-            verified_seccomp: verified_seccomp(self.options.interpreter() == Interpreter::CPython),
-        };
-        let frame = encode_request(&configure, &self.wire)
-            .map_err(|e| Error::invalid_option(e.to_string()))?;
-        self.send(&frame)?;
+    /// Sends `frame` (a Configure) and waits for Ready.
+    fn configure(&mut self, frame: &[u8]) -> Result<(), Error> {
+        self.send(frame)?;
         let deadline =
             self.turn_deadline(&Turn::new(Duration::ZERO, self.options.max_result_bytes));
         let reply = match self.recv_within(deadline, self.options.max_result_bytes)? {
@@ -219,7 +249,11 @@ impl Session {
         match reply {
             Response::Ready(info) => {
                 let sandbox = &info.sandbox;
-                remember_seccomp(sandbox, self.options.interpreter() == Interpreter::CPython);
+                remember_seccomp(
+                    sandbox,
+                    self.options.interpreter() == Interpreter::CPython,
+                    self.worker.is_forked(),
+                );
                 if sandbox.mode == SandboxMode::Auto && !sandbox.missing.is_empty() {
                     let missing: Vec<String> = sandbox
                         .missing
