@@ -57,3 +57,13 @@ def in_forked_child(work):
     reported = os.read(read, 10000).decode()
     os.close(read)
     return reported, status
+
+
+def process_gone(pid):
+    """Whether process `pid` has ended (exited, or a zombie not yet reaped).
+    /proc may vanish between any two looks while the host reaps it."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return "State:\tZ" in status.read()
+    except OSError:
+        return True

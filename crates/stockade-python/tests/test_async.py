@@ -8,7 +8,7 @@ import time
 import pytest
 
 import stockade
-from conftest import code
+from conftest import code, process_gone
 
 
 async def fetch(key):
@@ -91,8 +91,7 @@ def test_cancelling_a_run_kills_its_worker_and_frees_the_loop(language):
             await asyncio.get_running_loop().run_in_executor(None, lambda: None)
             assert time.monotonic() - started < 5
             for _ in range(100):
-                status = open(f"/proc/{pid}/status").read() if os.path.exists(f"/proc/{pid}") else ""
-                if status == "" or "State:\tZ" in status:
+                if process_gone(pid):
                     break
                 await asyncio.sleep(0.02)
             else:

@@ -9,14 +9,11 @@ import time
 import pytest
 
 import stockade
-from conftest import in_forked_child
+from conftest import in_forked_child, process_gone
 
 
 def alive(pid):
-    try:
-        return "State:\tZ" not in open(f"/proc/{pid}/status").read()
-    except FileNotFoundError:
-        return False
+    return not process_gone(pid)
 
 
 def stops_soon(pid):
