@@ -163,5 +163,6 @@ pub fn narrow_forked_worker(seccomp: bool) -> Result<(), SandboxError> {
     if !seccomp {
         return Ok(());
     }
-    seccomp::narrow(std::process::id()).map_err(SandboxError::Narrowing)
+    seccomp::narrow(std::process::id()).map_err(SandboxError::Narrowing)?;
+    selftest::narrowed().map_err(SandboxError::SelfTestFailed)
 }

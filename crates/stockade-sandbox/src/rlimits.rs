@@ -35,6 +35,12 @@ pub fn apply(req: &mut Requirement, cpu_seconds: Option<u64>) -> Result<(), Sand
     req.outcome(Layer::Rlimits, result)
 }
 
+/// RLIMIT_CPU alone: a template leaves it out (its own CPU time adds up
+/// over every fork) and each worker it forks sets it for itself.
+pub fn cpu(seconds: u64) -> Result<(), String> {
+    set(Resource::Cpu, seconds, seconds.saturating_add(1))
+}
+
 /// Applies RLIMIT_NOFILE, after the empty root is made (attaching each
 /// readable tree holds a descriptor until it is attached).
 pub fn cap_open_files(req: &mut Requirement, files: u64) -> Result<(), SandboxError> {

@@ -117,3 +117,34 @@ pub fn run(req: &mut Requirement, readable: &[PathBuf]) -> Result<(), SandboxErr
         format!("with layers missing, these got through: {summary}"),
     )
 }
+
+/// In a worker forked from a template, once it narrowed the template's
+/// filter: what the template may do and the worker may not (signal
+/// another process, fork as the template does) must fail.
+pub fn narrowed() -> Result<(), String> {
+    let parent = rustix::process::getppid().map_or(1, |p| p.as_raw_nonzero().get());
+    // SAFETY: kill with signal 0 only checks permission; no signal is sent.
+    if unsafe { libc::kill(parent, 0) } == 0 {
+        return Err(format!("a forked worker may signal process {parent}"));
+    }
+    // SAFETY: a clone that should fail; if it does not, the new process
+    // leaves at once through _exit, touching nothing.
+    let forked = unsafe {
+        libc::syscall(
+            libc::SYS_clone,
+            crate::seccomp::policy::TEMPLATE_FORK,
+            0,
+            0,
+            0,
+            0,
+        )
+    };
+    if forked == 0 {
+        // SAFETY: ends the process the failed probe made.
+        unsafe { libc::_exit(0) }
+    }
+    if forked > 0 {
+        return Err("a forked worker may fork as its template does".into());
+    }
+    Ok(())
+}

@@ -30,7 +30,7 @@ pub(crate) fn fatal(link: &mut Link, exit: WorkerExit, message: String) -> i32 {
 pub struct Configured {
     allocator: &'static CappedAllocator,
     engine: Box<dyn Prepared>,
-    limits: ConfigureLimits,
+    pub(crate) limits: ConfigureLimits,
     pub(crate) sandbox: SandboxReport,
     /// The Configure payload as it came: a worker forked from a template
     /// must be sent the very same.
@@ -128,7 +128,10 @@ pub fn configure(worker: &Worker, link: &mut Link, template: bool) -> Result<Con
         Ok(prepared) => prepared,
         Err(err) => return Err(fatal(link, WorkerExit::Config, err)),
     };
-    let mut sandbox_config = SandboxConfig::new(mode, config.cpu_seconds);
+    // A template's own CPU time adds up over every fork: the workers it
+    // forks each set the limit for themselves.
+    let cpu_seconds = config.cpu_seconds.filter(|_| !template);
+    let mut sandbox_config = SandboxConfig::new(mode, cpu_seconds);
     sandbox_config.verified_seccomp = verified_seccomp;
     sandbox_config.readable = engine.readable();
     sandbox_config.hidden = engine.hidden();

@@ -21,7 +21,9 @@ use std::io::IoSliceMut;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 
 use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, recvmsg};
-use stockade_wire::{Layer, PROTOCOL_VERSION, Response, WorkerExit, WorkerInfo};
+use stockade_wire::{
+    Layer, PROTOCOL_VERSION, Response, SandboxMode, SandboxReport, WorkerExit, WorkerInfo,
+};
 
 use crate::link::Link;
 use crate::serve::{Configured, configure, fatal};
@@ -88,6 +90,17 @@ fn answer(control: BorrowedFd<'_>, pid: i64) {
     let _ = rustix::io::write(control, &pid.to_le_bytes());
 }
 
+/// Why a template with this sandbox must not fork workers, if it must
+/// not: its workers share its namespaces and Landlock domain, and only
+/// each one's narrowing of the seccomp filter keeps them from signalling
+/// each other and the template, so without seccomp there is no template
+/// (the host starts each worker from scratch instead). With no sandbox
+/// at all (`off`) there is nothing to keep apart.
+pub fn refusal(sandbox: &SandboxReport) -> Option<String> {
+    (sandbox.mode != SandboxMode::Off && !sandbox.has(Layer::Seccomp))
+        .then(|| "a template needs seccomp in force to keep its workers apart".to_owned())
+}
+
 /// Puts `fd` at descriptor number `target` (closing what was there).
 fn place(fd: &OwnedFd, target: RawFd) -> Result<(), String> {
     // SAFETY: dup3 onto a descriptor number this process owns; what it
@@ -135,6 +148,12 @@ fn become_worker(
         return Err(fatal(&mut link, WorkerExit::Internal, why));
     }
     drop(stderr);
+    if configured.sandbox.mode != SandboxMode::Off
+        && let Some(seconds) = configured.limits.cpu_seconds
+        && let Err(why) = stockade_sandbox::rlimits::cpu(seconds)
+    {
+        return Err(fatal(&mut link, WorkerExit::Config, why));
+    }
     if let Err(err) = stockade_sandbox::narrow_forked_worker(configured.sandbox.has(Layer::Seccomp))
     {
         return Err(fatal(&mut link, WorkerExit::Config, err.to_string()));
@@ -193,6 +212,13 @@ pub(crate) fn serve_requests(worker: &Worker) -> Result<(Configured, Link), i32>
         stockade_wire::WireLimits::default(),
     );
     let mut configured = configure(worker, &mut link, true)?;
+    // Workers of one template share its namespaces and Landlock domain:
+    // only each one's narrowing of the seccomp filter keeps them from
+    // signalling each other and the template. Without seccomp there is
+    // no template; the host starts each worker from scratch instead.
+    if let Some(why) = refusal(&configured.sandbox) {
+        return Err(fatal(&mut link, WorkerExit::Config, why));
+    }
     link.out.send_or_exit(&Response::Ready(WorkerInfo {
         protocol_version: PROTOCOL_VERSION,
         worker_version: env!("CARGO_PKG_VERSION").into(),

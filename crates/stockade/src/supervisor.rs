@@ -60,16 +60,28 @@ pub(crate) fn usage(pid: u32) -> std::io::Result<Usage> {
     }
 }
 
-/// Whether every thread of `pid` runs under a seccomp filter (mode 2):
-/// a thread that started before the filter would not be bound by it.
-pub(crate) fn all_threads_filtered(pid: u32) -> std::io::Result<bool> {
+/// Whether every thread of `pid` runs under a seccomp filter (mode 2),
+/// and under at least `filters` of them: a thread that started before the
+/// filter would not be bound by it, and a worker forked from a template
+/// that has not narrowed the template's filter (its fourth) would not be
+/// kept from its siblings.
+pub(crate) fn all_threads_filtered(pid: u32, filters: u32) -> std::io::Result<bool> {
     for task in std::fs::read_dir(format!("/proc/{pid}/task"))? {
         let status = std::fs::read_to_string(task?.path().join("status"))?;
-        let mode = status
-            .lines()
-            .find(|l| l.starts_with("Seccomp:"))
-            .and_then(|l| l.split_whitespace().nth(1));
-        if mode != Some("2") {
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(name))
+                .map(str::trim)
+                .map(str::to_owned)
+        };
+        if field("Seccomp:").as_deref() != Some("2") {
+            return Ok(false);
+        }
+        // Kernels before 5.9 do not say how many: the mode is all there is.
+        if let Some(count) = field("Seccomp_filters:")
+            && count.parse::<u32>().map_or(true, |count| count < filters)
+        {
             return Ok(false);
         }
     }

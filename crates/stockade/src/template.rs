@@ -19,8 +19,8 @@ use std::io::{IoSlice, Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::process::{Child, Command, Stdio};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rustix::net::{SendAncillaryBuffer, SendAncillaryMessage, SendFlags, sendmsg};
@@ -49,15 +49,22 @@ pub(crate) struct Forked {
 
 #[derive(Debug)]
 struct Template {
-    launch: Launch,
-    /// The Configure the template's workers share (with no test-fire
-    /// offer).
-    key: Vec<u8>,
     /// The Configure frame the template was sent, which each of its
     /// workers is sent too.
     configure: Vec<u8>,
     process: Child,
     control: UnixStream,
+    born: Instant,
+    forks: u32,
+}
+
+impl Template {
+    /// Whether it has served long enough: its workers share its address
+    /// layout and whatever secrets were drawn before the fork (docs/
+    /// security.md), so each template serves a bounded share of them.
+    fn retired(&self) -> bool {
+        self.forks >= MAX_FORKS || self.born.elapsed() >= MAX_AGE
+    }
 }
 
 impl Drop for Template {
@@ -69,14 +76,35 @@ impl Drop for Template {
     }
 }
 
-/// The templates of this process.
-static TEMPLATES: Mutex<Vec<Template>> = Mutex::new(Vec::new());
-/// Templates that failed to start, and when: not tried again for
-/// [`RETRY_AFTER`], so each worker does not pay a failed start first.
-static FAILED: Mutex<Vec<(Launch, Vec<u8>, Instant)>> = Mutex::new(Vec::new());
+/// The template of one launch and Configure, behind a lock of its own, so
+/// that asking one template (or starting it, which may take seconds)
+/// never holds up the others.
+#[derive(Debug)]
+struct Slot {
+    launch: Launch,
+    /// The Configure the template's workers share (with no test-fire
+    /// offer).
+    key: Vec<u8>,
+    state: Mutex<SlotState>,
+}
+
+#[derive(Debug, Default)]
+struct SlotState {
+    template: Option<Template>,
+    /// When a start last failed: not tried again for [`RETRY_AFTER`], so
+    /// each worker does not pay a failed start first.
+    failed_at: Option<Instant>,
+}
+
+/// The slots of this process, the most recently used last.
+static SLOTS: Mutex<Vec<Arc<Slot>>> = Mutex::new(Vec::new());
 /// How long a template that failed to start is not tried again.
 const RETRY_AFTER: Duration = Duration::from_secs(30);
-/// The process whose templates `TEMPLATES` holds (0 until the first use).
+/// Workers one template forks before a new one takes its place.
+const MAX_FORKS: u32 = 10_000;
+/// How long one template serves before a new one takes its place.
+const MAX_AGE: Duration = Duration::from_secs(600);
+/// The process whose templates `SLOTS` holds (0 until the first use).
 /// Read without the lock: a forked child of that process, where another
 /// thread may have held the lock at the fork, never takes it, and starts
 /// its workers from scratch.
@@ -118,7 +146,7 @@ const TEMPLATE_FLAG: &str = "--template";
 
 /// Starts a template for `launch` and sends it `configure`; returns it
 /// once it answers Ready.
-fn start(launch: &Launch, key: &[u8], configure: Vec<u8>) -> std::io::Result<Template> {
+fn start(launch: &Launch, configure: Vec<u8>) -> std::io::Result<Template> {
     let (ours, theirs) = UnixStream::pair()?;
     let theirs = OwnedFd::from(theirs);
     let process = Command::new(&launch.program)
@@ -131,13 +159,14 @@ fn start(launch: &Launch, key: &[u8], configure: Vec<u8>) -> std::io::Result<Tem
         .stderr(Stdio::null())
         .spawn()?;
     let mut template = Template {
-        launch: launch.clone(),
-        key: key.to_vec(),
         configure,
         process,
         control: ours,
+        born: Instant::now(),
+        forks: 0,
     };
     template.control.set_read_timeout(Some(START_TIMEOUT))?;
+    template.control.set_write_timeout(Some(START_TIMEOUT))?;
     template.control.write_all(&template.configure)?;
     let limits = WireLimits::default();
     let answer = read_frame(&mut template.control, &limits)?
@@ -184,6 +213,7 @@ fn ask(template: &mut Template) -> std::io::Result<Forked> {
     template.control.set_read_timeout(Some(FORK_TIMEOUT))?;
     let mut answer = [0u8; 8];
     template.control.read_exact(&mut answer)?;
+    template.forks = template.forks.saturating_add(1);
     let pid = i64::from_le_bytes(answer);
     let pid = i32::try_from(pid)
         .ok()
@@ -195,6 +225,31 @@ fn ask(template: &mut Template) -> std::io::Result<Forked> {
         stdout: host_stdout,
         stderr: host_stderr,
     })
+}
+
+/// The slot of `launch` and `key`, made (and the least recently used
+/// one let go, if there are too many) if need be.
+fn slot(launch: &Launch, key: &[u8]) -> Arc<Slot> {
+    let mut slots = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
+    let slot = match slots
+        .iter()
+        .position(|slot| slot.launch == *launch && slot.key == key)
+    {
+        Some(at) => slots.remove(at),
+        None => {
+            if slots.len() >= MAX_TEMPLATES {
+                // Its template ends when the last caller using it is done.
+                slots.remove(0);
+            }
+            Arc::new(Slot {
+                launch: launch.clone(),
+                key: key.to_vec(),
+                state: Mutex::new(SlotState::default()),
+            })
+        }
+    };
+    slots.push(Arc::clone(&slot));
+    slot
 }
 
 /// A worker for `launch` whose Configure is `key` (without a test-fire
@@ -210,50 +265,38 @@ pub(crate) fn fork(
             "this process is a fork of the one whose templates these are",
         ));
     }
-    let mut list = TEMPLATES.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(at) = list
-        .iter()
-        .position(|t| t.launch == *launch && t.key == key)
-    {
-        // The most recently used goes last.
-        let mut template = list.remove(at);
-        match ask(&mut template) {
-            Ok(forked) => {
-                let frame = template.configure.clone();
-                list.push(template);
-                return Ok((forked, frame));
-            }
+    let slot = slot(launch, key);
+    let mut state = slot.state.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(template) = state.template.as_mut().filter(|t| !t.retired()) {
+        match ask(template) {
+            Ok(forked) => return Ok((forked, template.configure.clone())),
             // Gone or broken: start it again, once.
-            Err(_) => drop(template),
+            Err(err) => tracing::debug!("a template failed ({err}); starting another"),
         }
     }
-    let mut failed = FAILED.lock().unwrap_or_else(|e| e.into_inner());
-    failed.retain(|(_, _, when)| when.elapsed() < RETRY_AFTER);
-    if failed.iter().any(|(l, k, _)| l == launch && k == key) {
+    state.template = None;
+    if state
+        .failed_at
+        .is_some_and(|when| when.elapsed() < RETRY_AFTER)
+    {
         return Err(std::io::Error::other(
             "the template for these options failed to start a short while ago",
         ));
     }
-    let started = start(launch, key, configure).and_then(|mut template| {
+    let started = start(launch, configure).and_then(|mut template| {
         let forked = ask(&mut template)?;
         Ok((template, forked))
     });
-    let (template, forked) = match started {
-        Ok(started) => started,
-        Err(err) => {
-            // Bounded: one entry per distinct set of options.
-            if failed.len() >= 4 * MAX_TEMPLATES {
-                failed.remove(0);
-            }
-            failed.push((launch.clone(), key.to_vec(), Instant::now()));
-            return Err(err);
+    match started {
+        Ok((template, forked)) => {
+            let frame = template.configure.clone();
+            state.template = Some(template);
+            state.failed_at = None;
+            Ok((forked, frame))
         }
-    };
-    drop(failed);
-    let frame = template.configure.clone();
-    if list.len() >= MAX_TEMPLATES {
-        drop(list.remove(0));
+        Err(err) => {
+            state.failed_at = Some(Instant::now());
+            Err(err)
+        }
     }
-    list.push(template);
-    Ok((forked, frame))
 }

@@ -196,7 +196,9 @@ impl Session {
             return Ok(());
         }
         if self.info.sandbox.has(Layer::Seccomp) {
-            match all_threads_filtered(pid) {
+            // A worker's three filters; a forked worker's narrowing fourth.
+            let filters = if self.worker.is_forked() { 4 } else { 3 };
+            match all_threads_filtered(pid, filters) {
                 Ok(true) => {}
                 Ok(false) => {
                     return Err(
