@@ -63,7 +63,12 @@ pub fn preload(py: Python<'_>) {
 /// Forks the template into a worker (worker-core's `fork_beside`) with
 /// Python's fork hooks around it, under the GIL.
 pub fn fork_interpreter() -> i64 {
-    Python::attach(|_py| {
+    Python::attach(|py| {
+        // Everything the template made moves to the collector's permanent
+        // generation, which no collection in a worker walks: a walk would
+        // write to every object's header, copying each page the worker
+        // shares with the template.
+        let _ = py.import("gc").and_then(|gc| gc.call_method0("freeze"));
         // SAFETY: the template is single-threaded (it starts no thread and
         // runs no guest code), so forking it is safe; Python's before and
         // after fork hooks keep the interpreter's state right on both
