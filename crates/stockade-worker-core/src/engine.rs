@@ -30,6 +30,13 @@ pub trait Prepared: Send {
         Vec::new()
     }
 
+    /// Whether a template may start this engine (and warm it up) before
+    /// it forks workers from it: not an engine whose start leaves a thread
+    /// running, which a fork does not copy.
+    fn starts_in_template(&self) -> bool {
+        true
+    }
+
     /// Starts the engine on the session thread, inside the sandbox.
     fn start(self: Box<Self>, limits: &ConfigureLimits) -> Result<Box<dyn Engine>, String>;
 }
@@ -65,6 +72,15 @@ pub trait Engine {
     /// first real feed does not pay for faulting in the interpreter's code
     /// and first allocations. Leaves no state and no guest time behind.
     fn warm_up(&mut self) {}
+
+    /// In a worker forked from a template whose engine had already
+    /// started and warmed up: makes anew what must differ between the
+    /// template's workers (the guest's randomness, its clocks' origins).
+    /// The reason in words when the engine cannot, and the worker refuses
+    /// to start.
+    fn forked(&mut self) -> Result<(), String> {
+        Ok(())
+    }
 
     /// Set when the engine cannot be trusted with another feed (its heap
     /// ran out): the worker sends Fatal with this message and exits 65

@@ -88,7 +88,7 @@ pub fn close_inherited_descriptors() {
 /// Stack of the thread that runs the session: guest code, the parser and the
 /// value converters all recurse, and a deep stack keeps a deep (but bounded)
 /// guest from overflowing it.
-const SESSION_STACK: usize = 256 * 1024 * 1024;
+pub(crate) const SESSION_STACK: usize = 256 * 1024 * 1024;
 
 /// Serves one session over stdin and stdout; returns the exit status.
 ///
@@ -111,10 +111,7 @@ pub fn run(worker: Worker) -> i32 {
 /// worker's.
 pub fn run_template(worker: Worker) -> i32 {
     guest_zone();
-    match template::serve_requests(&worker) {
-        Err(code) => code,
-        Ok((configured, link)) => run_session(configured, link),
-    }
+    template::serve_requests(&worker)
 }
 
 /// Guests see UTC whatever the machine's zone: the C library reads TZ
@@ -126,7 +123,7 @@ fn guest_zone() {
 }
 
 /// The session, on a thread of its own with a deep stack.
-fn run_session(configured: serve::Configured, link: link::Link) -> i32 {
+pub(crate) fn run_session(configured: serve::Configured, link: link::Link) -> i32 {
     let session = std::thread::Builder::new()
         .name("session".into())
         .stack_size(SESSION_STACK)

@@ -149,15 +149,60 @@ pub fn configure(worker: &Worker, link: &mut Link, template: bool) -> Result<Con
     })
 }
 
-/// Serves the session on the session thread; returns the exit status.
-pub fn serve(configured: Configured, mut link: Link) -> i32 {
+impl Configured {
+    /// Whether a template may start this engine before it forks.
+    pub(crate) fn starts_in_template(&self) -> bool {
+        self.engine.starts_in_template()
+    }
+}
+
+/// A worker whose engine has started and warmed up, not yet Ready.
+pub(crate) struct Started {
+    allocator: &'static CappedAllocator,
+    pub(crate) engine: Box<dyn Engine>,
+    pub(crate) limits: ConfigureLimits,
+    pub(crate) sandbox: SandboxReport,
+    /// The Configure payload as it came (see [`Configured`]).
+    pub(crate) payload: Vec<u8>,
+}
+
+/// Starts the engine on the session thread, and warms it up.
+pub(crate) fn start(configured: Configured) -> Result<Started, String> {
     let Configured {
         allocator,
         engine,
+        limits,
+        sandbox,
+        payload,
+    } = configured;
+    let mut engine = engine.start(&limits)?;
+    engine.warm_up();
+    Ok(Started {
+        allocator,
+        engine,
+        limits,
+        sandbox,
+        payload,
+    })
+}
+
+/// Serves the session on the session thread; returns the exit status.
+pub fn serve(configured: Configured, mut link: Link) -> i32 {
+    match start(configured) {
+        Ok(started) => serve_started(started, link),
+        Err(err) => fatal(&mut link, WorkerExit::Config, err),
+    }
+}
+
+/// Serves the session of a started engine: Ready, then the turns.
+pub(crate) fn serve_started(started: Started, mut link: Link) -> i32 {
+    let Started {
+        allocator,
+        mut engine,
         limits: config,
         sandbox,
         ..
-    } = configured;
+    } = started;
     link.printer.configure(
         config.print_flush_bytes as usize,
         std::time::Duration::from_micros(u64::from(config.print_flush_interval_us)),
@@ -173,11 +218,6 @@ pub fn serve(configured: Configured, mut link: Link) -> i32 {
             format!("cannot start the watchdog: {err}"),
         );
     }
-    let mut engine = match engine.start(&config) {
-        Ok(engine) => engine,
-        Err(err) => return fatal(&mut link, WorkerExit::Config, err),
-    };
-    engine.warm_up();
     match config.max_memory {
         Some(max) => allocator.arm(
             usize::try_from(max.saturating_add(stockade_wire::allocator_headroom(max)))

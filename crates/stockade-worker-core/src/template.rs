@@ -1,11 +1,13 @@
 //! A worker as a template: it reads the host's Configure, prepares its
 //! engine and applies its sandbox once (a template's seccomp filter,
-//! `stockade_sandbox::seccomp::Target::Template`), answers Ready, and then
-//! forks workers on the host's request, each of which narrows the filter
-//! to itself, checks it is sent the same Configure, and serves its session
-//! as any worker. A worker started this way pays none of the sandbox's
-//! start (namespaces, the empty root, Landlock, the filters' compilation)
-//! nor `execve` and the dynamic loader.
+//! `stockade_sandbox::seccomp::Target::Template`), starts its engine and
+//! warms it up where the engine allows, answers Ready, and then forks
+//! workers on the host's request, each of which narrows the filter to
+//! itself, checks it is sent the same Configure, makes its randomness
+//! anew (`Engine::forked`) and serves its session as any worker. A worker
+//! started this way pays none of the sandbox's start (namespaces, the
+//! empty root, Landlock, the filters' compilation), nor `execve` and the
+//! dynamic loader, nor (most engines) the engine's own start.
 //!
 //! The host asks over the template's control socket (its stdin): one byte
 //! with the new worker's stdin, stdout and stderr attached (SCM_RIGHTS);
@@ -22,11 +24,12 @@ use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 
 use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, recvmsg};
 use stockade_wire::{
-    Layer, PROTOCOL_VERSION, Response, SandboxMode, SandboxReport, WorkerExit, WorkerInfo,
+    ConfigureLimits, Layer, PROTOCOL_VERSION, Response, SandboxMode, SandboxReport, WorkerExit,
+    WorkerInfo,
 };
 
 use crate::link::Link;
-use crate::serve::{Configured, configure, fatal};
+use crate::serve::{Configured, Started, configure, fatal, serve_started, start};
 use crate::{LinkEnds, Worker};
 
 /// The argument that starts a worker binary as a template.
@@ -35,13 +38,31 @@ pub const FLAG: &str = "--template";
 /// The engine name a template's Ready carries: it runs no engine itself.
 pub const TEMPLATE_ENGINE: &str = "template";
 
-/// Forks the calling single-threaded process with CLONE_PARENT (the new
-/// process is the caller's parent's child); returns 0 in the child, the
-/// child's pid in the parent, and a negative number on failure.
+/// Eight bytes from the kernel's random source, for an engine's
+/// [`forked`](crate::engine::Engine::forked): whatever the template drew
+/// before the fork is every worker's alike.
+pub fn fresh_seed() -> Result<u64, String> {
+    let mut bytes = [0u8; 8];
+    let mut filled = 0;
+    while filled < bytes.len() {
+        match rustix::rand::getrandom(&mut bytes[filled..], rustix::rand::GetRandomFlags::empty()) {
+            Ok(n) => filled += n,
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(err) => return Err(format!("cannot draw a seed: {err}")),
+        }
+    }
+    Ok(u64::from_le_bytes(bytes))
+}
+
+/// Forks the calling process with CLONE_PARENT (the new process is the
+/// caller's parent's child), from a template's session thread; returns 0
+/// in the child, the child's pid in the parent, and a negative number on
+/// failure.
 pub fn fork_beside() -> i64 {
     // SAFETY: clone with no new stack runs the child on a copy of this
-    // one, as fork does; the caller is single-threaded (a template runs
-    // no thread), so no lock another thread held is copied held.
+    // one, as fork does. The template's one other thread, its main
+    // thread, is blocked joining this one and holds no lock, so none is
+    // copied held; the child has only this thread.
     unsafe {
         libc::syscall(
             libc::SYS_clone,
@@ -122,7 +143,9 @@ fn become_worker(
     ends: LinkEnds,
     control: RawFd,
     pipes: [OwnedFd; 3],
-    configured: &mut Configured,
+    sandbox: &mut SandboxReport,
+    limits: &ConfigureLimits,
+    payload: &[u8],
 ) -> Result<Link, i32> {
     let [stdin, stdout, stderr] = pipes;
     let placed = (|| -> Result<(), String> {
@@ -148,22 +171,21 @@ fn become_worker(
         return Err(fatal(&mut link, WorkerExit::Internal, why));
     }
     drop(stderr);
-    if configured.sandbox.mode != SandboxMode::Off
-        && let Some(seconds) = configured.limits.cpu_seconds
+    if sandbox.mode != SandboxMode::Off
+        && let Some(seconds) = limits.cpu_seconds
         && let Err(why) = stockade_sandbox::rlimits::cpu(seconds)
     {
         return Err(fatal(&mut link, WorkerExit::Config, why));
     }
-    if let Err(err) = stockade_sandbox::narrow_forked_worker(configured.sandbox.has(Layer::Seccomp))
-    {
+    if let Err(err) = stockade_sandbox::narrow_forked_worker(sandbox.has(Layer::Seccomp)) {
         return Err(fatal(&mut link, WorkerExit::Config, err.to_string()));
     }
-    configured.sandbox.extras.push(
+    sandbox.extras.push(
         "forked from a template: its sandbox, with the seccomp filter narrowed to this worker"
             .into(),
     );
     match link.read_frame() {
-        Ok(Some(payload)) if payload == configured.payload => Ok(link),
+        Ok(Some(sent)) if sent == payload => Ok(link),
         Ok(None) => Err(0),
         Ok(Some(_)) => Err(fatal(
             &mut link,
@@ -179,10 +201,15 @@ fn become_worker(
 }
 
 /// Runs the template: configures and sandboxes it, then forks workers
-/// until the host closes the control socket. Returns in each worker, with
-/// its link and configuration, ready for its session thread; in the
-/// template, returns the status to exit with.
-pub(crate) fn serve_requests(worker: &Worker) -> Result<(Configured, Link), i32> {
+/// until the host closes the control socket. An engine that can start
+/// before the fork starts on a thread with the session's deep stack, and
+/// the template forks from that thread: each worker's only thread is a
+/// copy of it, engine and all, and serves its session and ends the
+/// process. Any other engine's template forks from its main thread, and
+/// each worker starts its engine as a worker started from scratch does.
+/// Returns the template's exit status, and in a worker of the second kind
+/// the worker's.
+pub(crate) fn serve_requests(worker: &Worker) -> i32 {
     let control: RawFd = match worker.link {
         LinkEnds::Stdio => 0,
         LinkEnds::Moved { input, output } => {
@@ -204,30 +231,67 @@ pub(crate) fn serve_requests(worker: &Worker) -> Result<(Configured, Link), i32>
         .and_then(|input| Ok((input, socket.try_clone_to_owned()?)));
     let Ok((input, output)) = copies else {
         crate::note(format_args!("template: cannot copy the control socket"));
-        return Err(WorkerExit::Internal.code());
+        return WorkerExit::Internal.code();
     };
     let mut link = Link::new(
         std::fs::File::from(input),
         std::fs::File::from(output),
         stockade_wire::WireLimits::default(),
     );
-    let mut configured = configure(worker, &mut link, true)?;
-    // Workers of one template share its namespaces and Landlock domain:
-    // only each one's narrowing of the seccomp filter keeps them from
-    // signalling each other and the template. Without seccomp there is
-    // no template; the host starts each worker from scratch instead.
+    let mut configured = match configure(worker, &mut link, true) {
+        Ok(configured) => configured,
+        Err(code) => return code,
+    };
     if let Some(why) = refusal(&configured.sandbox) {
-        return Err(fatal(&mut link, WorkerExit::Config, why));
+        return fatal(&mut link, WorkerExit::Config, why);
     }
+    let (ends, fork) = (worker.link, worker.fork);
+    if configured.starts_in_template() {
+        let forking = std::thread::Builder::new()
+            .name("session".into())
+            .stack_size(crate::SESSION_STACK)
+            .spawn(move || fork_started(configured, link, ends, control, fork));
+        return match forking {
+            Ok(handle) => handle.join().unwrap_or(WorkerExit::Internal.code()),
+            Err(err) => {
+                crate::note(format_args!("template: cannot start its thread: {err}"));
+                WorkerExit::Internal.code()
+            }
+        };
+    }
+    ready(link, &configured.sandbox);
+    let pipes = match next_worker(socket, fork) {
+        Ok(pipes) => pipes,
+        Err(status) => return status,
+    };
+    let Configured {
+        sandbox,
+        limits,
+        payload,
+        ..
+    } = &mut configured;
+    match become_worker(ends, control, pipes, sandbox, limits, payload) {
+        Ok(link) => crate::run_session(configured, link),
+        Err(status) => status,
+    }
+}
+
+/// Tells the host the template is ready to fork, then closes `link`: the
+/// requests come as messages with descriptors, read from the socket
+/// itself, not through the link's buffer.
+fn ready(link: Link, sandbox: &SandboxReport) {
     link.out.send_or_exit(&Response::Ready(WorkerInfo {
         protocol_version: PROTOCOL_VERSION,
         worker_version: env!("CARGO_PKG_VERSION").into(),
         engine: TEMPLATE_ENGINE.into(),
-        sandbox: configured.sandbox.clone(),
+        sandbox: sandbox.clone(),
     }));
-    // The template's requests come as messages with descriptors, read
-    // from the socket itself, not through the link's buffer.
-    drop(link);
+}
+
+/// Forks a worker for each request: returns in each new worker with its
+/// pipes, and in the template with its exit status once the host closes
+/// the socket.
+fn next_worker(socket: BorrowedFd<'_>, fork: fn() -> i64) -> Result<[OwnedFd; 3], i32> {
     loop {
         let pipes = match next_request(socket) {
             Ok(Some(pipes)) => pipes,
@@ -237,12 +301,50 @@ pub(crate) fn serve_requests(worker: &Worker) -> Result<(Configured, Link), i32>
                 return Err(WorkerExit::Protocol.code());
             }
         };
-        let pid = (worker.fork)();
+        let pid = fork();
         if pid == 0 {
-            let link = become_worker(worker.link, control, pipes, &mut configured)?;
-            return Ok((configured, link));
+            return Ok(pipes);
         }
         drop(pipes);
         answer(socket, pid.max(0));
     }
+}
+
+/// On the template's session thread: starts the engine, answers Ready,
+/// then forks a worker for each request. Returns only in the template.
+fn fork_started(
+    configured: Configured,
+    mut link: Link,
+    ends: LinkEnds,
+    control: RawFd,
+    fork: fn() -> i64,
+) -> i32 {
+    let mut started = match start(configured) {
+        Ok(started) => started,
+        Err(why) => return fatal(&mut link, WorkerExit::Config, why),
+    };
+    ready(link, &started.sandbox);
+    // SAFETY: as in `serve_requests`.
+    let socket = unsafe { BorrowedFd::borrow_raw(control) };
+    let pipes = match next_worker(socket, fork) {
+        Ok(pipes) => pipes,
+        Err(status) => return status,
+    };
+    let Started {
+        sandbox,
+        limits,
+        payload,
+        ..
+    } = &mut started;
+    let status = match become_worker(ends, control, pipes, sandbox, limits, payload) {
+        Ok(mut link) => match started.engine.forked() {
+            Ok(()) => serve_started(started, link),
+            Err(why) => fatal(&mut link, WorkerExit::Config, why),
+        },
+        Err(code) => code,
+    };
+    // This thread is the worker's only one (the template's main thread
+    // was not copied): the process ends here.
+    // SAFETY: _exit ends the process; nothing runs after it.
+    unsafe { libc::_exit(status) }
 }

@@ -12,7 +12,9 @@ use std::time::Duration;
 
 use rustix::net::{SendAncillaryBuffer, SendAncillaryMessage, SendFlags, sendmsg};
 use rustix::pipe::{PipeFlags, pipe_with};
-use stockade::{Interpreter, Language, SandboxMode, Session, SessionOptions, Value};
+use stockade::{
+    Interpreter, Language, Pool, PoolOptions, SandboxMode, Session, SessionOptions, Value,
+};
 use stockade_wire::{
     ConfigureLimits, EngineConfig, PROTOCOL_VERSION, Request, Response, WireLimits,
     decode_response, encode_request, read_frame,
@@ -199,4 +201,38 @@ fn a_worker_forked_from_a_template_must_be_configured_as_the_template_was() {
     unsafe { libc::kill(pid, libc::SIGKILL) };
     reap(pid);
     reap(other);
+}
+
+#[test]
+fn javascript_workers_of_one_template_draw_their_own_random_numbers_and_clock() {
+    let pool = Pool::new(
+        SessionOptions::new(Language::JavaScript),
+        PoolOptions {
+            size: 1,
+            max_concurrent_starts: 1,
+        },
+    )
+    .unwrap();
+    assert!(pool.wait_ready(Duration::from_secs(20)));
+    // The template's context is more than a second old when the next
+    // workers are forked...
+    std::thread::sleep(Duration::from_millis(1100));
+    let mut draws = Vec::new();
+    for _ in 0..3 {
+        let mut worker = pool.checkout().unwrap();
+        draws.push(worker.run("Math.random()").unwrap());
+        drop(worker);
+        assert!(pool.wait_ready(Duration::from_secs(20)));
+    }
+    // ...and performance.now() counts from each worker's start, not its
+    // template's (this one was forked a moment ago, to refill the pool).
+    let mut fresh = pool.checkout().unwrap();
+    match fresh.run("performance.now()").unwrap() {
+        Value::Float(ms) => assert!((0.0..1000.0).contains(&ms), "{ms}"),
+        Value::Int(ms) => assert!((0..1000).contains(&ms), "{ms}"),
+        other => panic!("{other:?}"),
+    }
+    assert_ne!(draws[0], draws[1]);
+    assert_ne!(draws[1], draws[2]);
+    assert_ne!(draws[0], draws[2]);
 }

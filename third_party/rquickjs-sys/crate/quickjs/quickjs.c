@@ -63040,6 +63040,20 @@ int JS_AddPerformance(JSContext *ctx)
     return 0;
 }
 
+/* stockade: a context made in one process and run in a copy of it made
+   by fork (a template's worker) draws its own Math.random sequence, and
+   its performance.now() counts from the copy's start. */
+void JS_ReseedRandom(JSContext *ctx, uint64_t seed)
+{
+    /* the state must be non zero */
+    ctx->random_state = seed ? seed : 1;
+}
+
+void JS_RestartPerformanceClock(JSContext *ctx)
+{
+    ctx->time_origin = js__now_ms();
+}
+
 /* Equality comparisons and sameness */
 int JS_IsEqual(JSContext *ctx, JSValueConst op1, JSValueConst op2)
 {

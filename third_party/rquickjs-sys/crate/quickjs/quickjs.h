@@ -536,6 +536,9 @@ JS_EXTERN void JS_FreeContext(JSContext *s);
 JS_EXTERN JSContext *JS_DupContext(JSContext *ctx);
 JS_EXTERN void *JS_GetContextOpaque(JSContext *ctx);
 JS_EXTERN void JS_SetContextOpaque(JSContext *ctx, void *opaque);
+/* stockade: for a context run in a forked copy of the process that made it */
+JS_EXTERN void JS_ReseedRandom(JSContext *ctx, uint64_t seed);
+JS_EXTERN void JS_RestartPerformanceClock(JSContext *ctx);
 JS_EXTERN JSRuntime *JS_GetRuntime(JSContext *ctx);
 JS_EXTERN void JS_SetClassProto(JSContext *ctx, JSClassID class_id, JSValue obj);
 JS_EXTERN JSValue JS_GetClassProto(JSContext *ctx, JSClassID class_id);

@@ -84,6 +84,14 @@ impl std::fmt::Debug for JavaScriptEngine {
     }
 }
 
+// Added to QuickJS by third_party/rquickjs-sys's patch 0003: a context a
+// template made, run in a worker forked from it, starts its own
+// Math.random sequence and performance clock.
+unsafe extern "C" {
+    fn JS_ReseedRandom(ctx: *mut rquickjs::qjs::JSContext, seed: u64);
+    fn JS_RestartPerformanceClock(ctx: *mut rquickjs::qjs::JSContext);
+}
+
 /// Evaluates one prelude script (a function expression) and calls it.
 fn run_script<'js, A, R>(ctx: &Ctx<'js>, name: &str, source: &str, args: A) -> Result<R, String>
 where
@@ -559,6 +567,20 @@ impl Engine for JavaScriptEngine {
             ));
         }
         Ok(reply)
+    }
+
+    fn forked(&mut self) -> Result<(), String> {
+        let seed = stockade_worker_core::template::fresh_seed()?;
+        self.context.with(|ctx| {
+            let raw = ctx.as_raw().as_ptr();
+            // SAFETY: `raw` is this engine's live context, used on the
+            // thread that owns it; both calls only set a field of it.
+            unsafe {
+                JS_ReseedRandom(raw, seed);
+                JS_RestartPerformanceClock(raw);
+            }
+        });
+        Ok(())
     }
 
     fn reseed(&mut self, seed: u64) -> Result<(), String> {
