@@ -62,9 +62,7 @@ pub(crate) fn usage(pid: u32) -> std::io::Result<Usage> {
 
 /// Whether every thread of `pid` runs under a seccomp filter (mode 2),
 /// and under at least `filters` of them: a thread that started before the
-/// filter would not be bound by it, and a worker forked from a template
-/// that has not narrowed the template's filter (its fourth) would not be
-/// kept from its siblings.
+/// filter would not be bound by it.
 pub(crate) fn all_threads_filtered(pid: u32, filters: u32) -> std::io::Result<bool> {
     for task in std::fs::read_dir(format!("/proc/{pid}/task"))? {
         let status = std::fs::read_to_string(task?.path().join("status"))?;

@@ -172,7 +172,10 @@ fn start(launch: &Launch, configure: Vec<u8>) -> std::io::Result<Template> {
     let answer = read_frame(&mut template.control, &limits)?
         .ok_or_else(|| std::io::Error::other("the template ended before it was ready"))?;
     match decode_response(&answer, &limits) {
-        Ok(Response::Ready(_)) => Ok(template),
+        Ok(Response::Ready(info)) => {
+            check(&mut template, &info.sandbox)?;
+            Ok(template)
+        }
         Ok(Response::Fatal { message }) => Err(std::io::Error::other(format!(
             "the template refused its Configure: {message}"
         ))),
@@ -184,6 +187,24 @@ fn start(launch: &Launch, configure: Vec<u8>) -> std::io::Result<Template> {
             "the template's answer is malformed: {err}"
         ))),
     }
+}
+
+/// The checks the host makes on each worker it starts from scratch, made
+/// once on a template, for every worker it will fork: the host can read
+/// its /proc, and every thread of it runs under the worker's three
+/// filters (each worker is a copy of one of them and cannot shed them;
+/// the fourth, narrowing one, each worker probes itself).
+fn check(template: &mut Template, sandbox: &stockade_wire::SandboxReport) -> std::io::Result<()> {
+    let pid = template.process.id();
+    crate::supervisor::usage(pid)?;
+    if sandbox.has(stockade_wire::Layer::Seccomp)
+        && !crate::supervisor::all_threads_filtered(pid, 3)?
+    {
+        return Err(std::io::Error::other(
+            "a thread of the template runs without the seccomp filter",
+        ));
+    }
+    Ok(())
 }
 
 /// Asks `template` for a worker.

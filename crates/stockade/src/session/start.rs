@@ -184,6 +184,16 @@ impl Session {
     /// logged in `auto` mode.
     fn start_supervision(&mut self) -> Result<(), Error> {
         let pid = self.worker.pid();
+        // A forked worker's checks were made on its template when it
+        // started (template.rs): its process is a copy of a template
+        // thread that was under the filter, which no copy can shed, and
+        // the host could read the template's /proc as it can its
+        // siblings'. Looking again at each worker would cost a third of a
+        // short session's (the kernel flushes each /proc entry looked at
+        // when the process ends).
+        if self.worker.is_forked() {
+            return self.supervise();
+        }
         if let Err(err) = usage(pid) {
             let message = format!("cannot read the worker's memory and threads in /proc: {err}");
             if self.options.sandbox == SandboxMode::Require {
@@ -196,9 +206,7 @@ impl Session {
             return Ok(());
         }
         if self.info.sandbox.has(Layer::Seccomp) {
-            // A worker's three filters; a forked worker's narrowing fourth.
-            let filters = if self.worker.is_forked() { 4 } else { 3 };
-            match all_threads_filtered(pid, filters) {
+            match all_threads_filtered(pid, 3) {
                 Ok(true) => {}
                 Ok(false) => {
                     return Err(
@@ -210,6 +218,11 @@ impl Session {
                 }
             }
         }
+        self.supervise()
+    }
+
+    /// Starts the supervisor thread.
+    fn supervise(&mut self) -> Result<(), Error> {
         let limits = SupervisionLimits {
             rss_ceiling: self
                 .options
