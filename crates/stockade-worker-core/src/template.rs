@@ -338,7 +338,13 @@ fn fork_started(
     } = &mut started;
     let status = match become_worker(ends, control, pipes, sandbox, limits, payload) {
         Ok(mut link) => match started.engine.forked() {
-            Ok(()) => serve_started(started, link),
+            Ok(()) => {
+                // Again, in this copy: the pages the first feed writes are
+                // still the template's, and copying them (a page fault
+                // each) would otherwise fall to the session's first feed.
+                started.engine.warm_up();
+                serve_started(started, link)
+            }
             Err(why) => fatal(&mut link, WorkerExit::Config, why),
         },
         Err(code) => code,
