@@ -41,28 +41,47 @@ pub struct Clock {
     state: Mutex<State>,
     changed: Condvar,
     max: Option<Duration>,
+    /// What the timer raises, until `start_timer` hands it to the timer.
+    timeout_type: Mutex<Option<Py<PyAny>>>,
 }
 
 impl Clock {
-    /// A stopped clock; with a budget, a timer thread watches it.
-    pub fn new(max: Option<Duration>, timeout_type: Py<PyAny>) -> Result<Arc<Self>, String> {
-        let clock = Arc::new(Self {
+    /// A stopped clock; with a budget, `start_timer` starts the thread
+    /// that watches it.
+    pub fn new(max: Option<Duration>, timeout_type: Py<PyAny>) -> Arc<Self> {
+        Arc::new(Self {
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
             max,
-        });
-        if let Some(max) = max {
-            let watched = Arc::clone(&clock);
-            std::thread::Builder::new()
-                .name("guest-timer".into())
-                .stack_size(128 * 1024)
-                // The thread's interpreter state is made now, once: made
-                // when the limit fires, it would be allocated under the
-                // guest's memory budget, which a guest may have spent.
-                .spawn(move || Python::attach(|py| py.detach(|| watched.watch(max, timeout_type))))
-                .map_err(|e| format!("cannot start the guest timer: {e}"))?;
-        }
-        Ok(clock)
+            timeout_type: Mutex::new(Some(timeout_type)),
+        })
+    }
+
+    /// Starts the timer thread (with a budget), once, in the process that
+    /// serves the session: a template's fork would not copy it.
+    pub fn start_timer(self: &Arc<Self>) -> Result<(), String> {
+        let Some(max) = self.max else {
+            return Ok(());
+        };
+        let taken = self
+            .timeout_type
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        let Some(timeout_type) = taken else {
+            return Ok(());
+        };
+        let watched = Arc::clone(self);
+        std::thread::Builder::new()
+            .name("guest-timer".into())
+            .stack_size(128 * 1024)
+            // The thread's interpreter state is made now, once, before the
+            // memory budget is armed: made when the limit fires, it would be
+            // allocated under the guest's budget, which a guest may have
+            // spent.
+            .spawn(move || Python::attach(|py| py.detach(|| watched.watch(max, timeout_type))))
+            .map(drop)
+            .map_err(|e| format!("cannot start the guest timer: {e}"))
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {

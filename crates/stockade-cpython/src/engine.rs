@@ -111,7 +111,7 @@ impl CPythonEngine {
         let time_limit = guest.getattr("TimeLimit").map_err(text)?.unbind();
         // The timer raises it; the reply is decided by the clock alone.
         let max_duration = limits.max_duration_us.map(Duration::from_micros);
-        let clock = Clock::new(max_duration, time_limit)?;
+        let clock = Clock::new(max_duration, time_limit);
         // `start` runs on the session thread: where guest code will run.
         clock.set_thread(python_thread_id(py).map_err(text)?);
         let version = sys
@@ -449,6 +449,10 @@ impl Engine for CPythonEngine {
             ));
         }
         Ok(reply)
+    }
+
+    fn before_ready(&mut self) -> Result<(), String> {
+        self.clock.start_timer()
     }
 
     fn warm_up(&mut self) {

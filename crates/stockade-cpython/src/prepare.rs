@@ -195,12 +195,6 @@ impl Prepared for CPythonPrepared {
         self.hidden.clone()
     }
 
-    /// The guest timer is a thread (clock.rs), which a fork does not
-    /// copy: each worker starts its engine after the fork.
-    fn starts_in_template(&self) -> bool {
-        false
-    }
-
     fn start(self: Box<Self>, limits: &ConfigureLimits) -> Result<Box<dyn Engine>, String> {
         // The session thread takes the GIL here and keeps it to the
         // worker's end (each feed's attach is then only a count), so guest

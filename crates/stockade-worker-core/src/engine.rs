@@ -30,14 +30,9 @@ pub trait Prepared: Send {
         Vec::new()
     }
 
-    /// Whether a template may start this engine (and warm it up) before
-    /// it forks workers from it: not an engine whose start leaves a thread
-    /// running, which a fork does not copy.
-    fn starts_in_template(&self) -> bool {
-        true
-    }
-
-    /// Starts the engine on the session thread, inside the sandbox.
+    /// Starts the engine on the session thread, inside the sandbox: in a
+    /// template, before the fork, so it may start no thread (a fork copies
+    /// none; threads belong in `Engine::before_ready`).
     fn start(self: Box<Self>, limits: &ConfigureLimits) -> Result<Box<dyn Engine>, String>;
 }
 
@@ -79,6 +74,14 @@ pub trait Engine {
     /// The reason in words when the engine cannot, and the worker refuses
     /// to start.
     fn forked(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// In the process that serves the session, just before Ready (and
+    /// before the memory budget is armed): starts the threads the engine
+    /// needs, which a template's fork would not copy. The reason in words
+    /// when it cannot, and the worker refuses to start.
+    fn before_ready(&mut self) -> Result<(), String> {
         Ok(())
     }
 

@@ -123,7 +123,7 @@ fn guest_zone() {
 }
 
 /// The session, on a thread of its own with a deep stack.
-pub(crate) fn run_session(configured: serve::Configured, link: link::Link) -> i32 {
+fn run_session(configured: serve::Configured, link: link::Link) -> i32 {
     let session = std::thread::Builder::new()
         .name("session".into())
         .stack_size(SESSION_STACK)

@@ -149,13 +149,6 @@ pub fn configure(worker: &Worker, link: &mut Link, template: bool) -> Result<Con
     })
 }
 
-impl Configured {
-    /// Whether a template may start this engine before it forks.
-    pub(crate) fn starts_in_template(&self) -> bool {
-        self.engine.starts_in_template()
-    }
-}
-
 /// A worker whose engine has started and warmed up, not yet Ready.
 pub(crate) struct Started {
     allocator: &'static CappedAllocator,
@@ -217,6 +210,9 @@ pub(crate) fn serve_started(started: Started, mut link: Link) -> i32 {
             WorkerExit::Internal,
             format!("cannot start the watchdog: {err}"),
         );
+    }
+    if let Err(why) = engine.before_ready() {
+        return fatal(&mut link, WorkerExit::Config, why);
     }
     match config.max_memory {
         Some(max) => allocator.arm(

@@ -200,15 +200,11 @@ fn become_worker(
     }
 }
 
-/// Runs the template: configures and sandboxes it, then forks workers
-/// until the host closes the control socket. An engine that can start
-/// before the fork starts on a thread with the session's deep stack, and
-/// the template forks from that thread: each worker's only thread is a
-/// copy of it, engine and all, and serves its session and ends the
-/// process. Any other engine's template forks from its main thread, and
-/// each worker starts its engine as a worker started from scratch does.
-/// Returns the template's exit status, and in a worker of the second kind
-/// the worker's.
+/// Runs the template: configures and sandboxes it, starts its engine on a
+/// thread with the session's deep stack, and forks workers from that
+/// thread until the host closes the control socket: each worker's only
+/// thread is a copy of it, engine and all, and serves its session and
+/// ends the process. Returns the template's exit status.
 pub(crate) fn serve_requests(worker: &Worker) -> i32 {
     let control: RawFd = match worker.link {
         LinkEnds::Stdio => 0,
@@ -238,7 +234,7 @@ pub(crate) fn serve_requests(worker: &Worker) -> i32 {
         std::fs::File::from(output),
         stockade_wire::WireLimits::default(),
     );
-    let mut configured = match configure(worker, &mut link, true) {
+    let configured = match configure(worker, &mut link, true) {
         Ok(configured) => configured,
         Err(code) => return code,
     };
@@ -246,33 +242,16 @@ pub(crate) fn serve_requests(worker: &Worker) -> i32 {
         return fatal(&mut link, WorkerExit::Config, why);
     }
     let (ends, fork) = (worker.link, worker.fork);
-    if configured.starts_in_template() {
-        let forking = std::thread::Builder::new()
-            .name("session".into())
-            .stack_size(crate::SESSION_STACK)
-            .spawn(move || fork_started(configured, link, ends, control, fork));
-        return match forking {
-            Ok(handle) => handle.join().unwrap_or(WorkerExit::Internal.code()),
-            Err(err) => {
-                crate::note(format_args!("template: cannot start its thread: {err}"));
-                WorkerExit::Internal.code()
-            }
-        };
-    }
-    ready(link, &configured.sandbox);
-    let pipes = match next_worker(socket, fork) {
-        Ok(pipes) => pipes,
-        Err(status) => return status,
-    };
-    let Configured {
-        sandbox,
-        limits,
-        payload,
-        ..
-    } = &mut configured;
-    match become_worker(ends, control, pipes, sandbox, limits, payload) {
-        Ok(link) => crate::run_session(configured, link),
-        Err(status) => status,
+    let forking = std::thread::Builder::new()
+        .name("session".into())
+        .stack_size(crate::SESSION_STACK)
+        .spawn(move || fork_started(configured, link, ends, control, fork));
+    match forking {
+        Ok(handle) => handle.join().unwrap_or(WorkerExit::Internal.code()),
+        Err(err) => {
+            crate::note(format_args!("template: cannot start its thread: {err}"));
+            WorkerExit::Internal.code()
+        }
     }
 }
 
