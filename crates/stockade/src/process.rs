@@ -123,6 +123,9 @@ pub(crate) struct WorkerProcess {
     /// The process that started the worker. A forked child inherits this
     /// value (and the pipes) but must never signal or reap the worker.
     owner: u32,
+    /// Whether waiting for its replies may spin: not before its Ready,
+    /// which takes a start far longer than a spin.
+    started: bool,
 }
 
 fn set_nonblocking(fd: &OwnedFd) -> std::io::Result<()> {
@@ -190,6 +193,11 @@ impl WorkerProcess {
         Ok((worker, configure.worker))
     }
 
+    /// The worker answered Ready: waiting for its replies may spin now.
+    pub(crate) fn mark_started(&mut self) {
+        self.started = true;
+    }
+
     /// Whether a template forked this worker.
     pub(crate) fn is_forked(&self) -> bool {
         matches!(self.child, WorkerChild::Forked { .. })
@@ -217,6 +225,7 @@ impl WorkerProcess {
             read_buf: vec![0u8; 64 * 1024].into_boxed_slice(),
             supervisor: None,
             owner: std::process::id(),
+            started: false,
         })
     }
 
@@ -369,7 +378,7 @@ impl WorkerProcess {
             return Err(RecvError::Forked);
         }
         let (_receiving, spin) = Receiving::enter();
-        let spin_until = Instant::now() + spin;
+        let spin_until = Instant::now() + if self.started { spin } else { Duration::ZERO };
         loop {
             if between_frames && deadline.is_some_and(|deadline| Instant::now() >= deadline) {
                 return Err(RecvError::Deadline);

@@ -263,6 +263,7 @@ impl Session {
         };
         match reply {
             Response::Ready(info) => {
+                self.worker.mark_started();
                 let sandbox = &info.sandbox;
                 remember_seccomp(
                     sandbox,
