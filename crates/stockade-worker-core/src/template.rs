@@ -1,13 +1,14 @@
 //! A worker as a template: it reads the host's Configure, prepares its
 //! engine and applies its sandbox once (a template's seccomp filter,
 //! `stockade_sandbox::seccomp::Target::Template`), starts its engine and
-//! warms it up where the engine allows, answers Ready, and then forks
-//! workers on the host's request, each of which narrows the filter to
-//! itself, checks it is sent the same Configure, makes its randomness
-//! anew (`Engine::forked`) and serves its session as any worker. A worker
-//! started this way pays none of the sandbox's start (namespaces, the
-//! empty root, Landlock, the filters' compilation), nor `execve` and the
-//! dynamic loader, nor (most engines) the engine's own start.
+//! warms it up, answers Ready, and then forks workers on the host's
+//! request, each of which narrows the filter to itself, checks it is sent
+//! the same Configure, makes its randomness anew (`Engine::forked`),
+//! starts the engine's threads (`Engine::before_ready`) and serves its
+//! session as any worker. A worker started this way pays none of the
+//! sandbox's start (namespaces, the empty root, Landlock, the filters'
+//! compilation), nor `execve` and the dynamic loader, nor the engine's
+//! own start.
 //!
 //! The host asks over the template's control socket (its stdin): one byte
 //! with the new worker's stdin, stdout and stderr attached (SCM_RIGHTS);
