@@ -316,10 +316,11 @@ impl Pool {
             if found.is_none() {
                 state.stats.cold_starts += 1;
             }
-            // A starter refills what was taken.
-            self.shared.changed.notify_all();
             found
         };
+        // A starter refills what was taken; woken once the lock is let go,
+        // so that it does not wake only to wait for it.
+        self.shared.changed.notify_all();
         match ready {
             Some(mut session) => {
                 session.adopt(options);

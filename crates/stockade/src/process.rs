@@ -240,6 +240,13 @@ impl WorkerProcess {
         Ok(())
     }
 
+    /// The worker is sent work: its supervisor starts looking.
+    pub(crate) fn arm_supervisor(&self) {
+        if let Some(supervisor) = &self.supervisor {
+            supervisor.arm();
+        }
+    }
+
     /// Why the supervisor killed the worker, if it did.
     pub(crate) fn violation(&self) -> Option<Violation> {
         self.supervisor.as_ref().and_then(Supervisor::verdict)

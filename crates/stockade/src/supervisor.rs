@@ -90,6 +90,7 @@ pub(crate) fn all_threads_filtered(pid: u32, filters: u32) -> std::io::Result<bo
 #[derive(Debug)]
 pub(crate) struct Supervisor {
     stop: Arc<AtomicBool>,
+    armed: Arc<AtomicBool>,
     verdict: Arc<Mutex<Option<Violation>>>,
     handle: Option<JoinHandle<()>>,
 }
@@ -98,17 +99,29 @@ impl Supervisor {
     /// Starts supervising `pid`.
     pub(crate) fn start(pid: u32, limits: SupervisionLimits) -> std::io::Result<Self> {
         let stop = Arc::new(AtomicBool::new(false));
+        let armed = Arc::new(AtomicBool::new(false));
         let verdict = Arc::new(Mutex::new(None));
-        let (thread_stop, thread_verdict) = (Arc::clone(&stop), Arc::clone(&verdict));
+        let (thread_stop, thread_armed, thread_verdict) =
+            (Arc::clone(&stop), Arc::clone(&armed), Arc::clone(&verdict));
         let handle = std::thread::Builder::new()
             .name(format!("stockade-supervisor-{pid}"))
             .stack_size(64 * 1024)
-            .spawn(move || watch(pid, limits, &thread_stop, &thread_verdict))?;
+            .spawn(move || watch(pid, limits, &thread_stop, &thread_armed, &thread_verdict))?;
         Ok(Self {
             stop,
+            armed,
             verdict,
             handle: Some(handle),
         })
+    }
+
+    /// Starts looking: the worker has been sent work. Until then (a
+    /// prestarted worker waiting in a pool) it runs no guest code and its
+    /// memory and threads stay as they were at Ready, so the supervisor
+    /// does not read its /proc (each entry read costs the kernel a flush
+    /// when the worker ends).
+    pub(crate) fn arm(&self) {
+        self.armed.store(true, Ordering::Relaxed);
     }
 
     /// Why the worker was killed, if the supervisor killed it.
@@ -136,12 +149,16 @@ fn watch(
     pid: u32,
     limits: SupervisionLimits,
     stop: &AtomicBool,
+    armed: &AtomicBool,
     verdict: &Mutex<Option<Violation>>,
 ) {
     while !stop.load(Ordering::Acquire) {
         std::thread::park_timeout(PERIOD);
         if stop.load(Ordering::Acquire) {
             return;
+        }
+        if !armed.load(Ordering::Relaxed) {
+            continue;
         }
         let Ok(usage) = usage(pid) else { return };
         let violation = match limits.rss_ceiling {

@@ -35,6 +35,9 @@ impl Session {
     }
 
     pub(super) fn send(&mut self, frame: &[u8]) -> Result<(), Error> {
+        // Work for the worker (Configure goes before its supervisor starts):
+        // the supervisor looks from now on.
+        self.worker.arm_supervisor();
         let deadline = Instant::now()
             + self
                 .options
