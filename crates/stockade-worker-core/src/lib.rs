@@ -96,6 +96,7 @@ pub(crate) const SESSION_STACK: usize = 256 * 1024 * 1024;
 /// process's only one (namespaces and Landlock bind only the calling thread
 /// and its children); the session then runs on a thread of its own.
 pub fn run(worker: Worker) -> i32 {
+    normal_scheduling();
     guest_zone();
     let configured = serve::open_link(worker.link).and_then(|mut link| {
         serve::configure(&worker, &mut link, false).map(|configured| (configured, link))
@@ -110,8 +111,22 @@ pub fn run(worker: Worker) -> i32 {
 /// when the host is done with it, and in each worker it forked, that
 /// worker's.
 pub fn run_template(worker: Worker) -> i32 {
+    normal_scheduling();
     guest_zone();
     template::serve_requests(&worker)
+}
+
+/// A worker runs in the normal scheduling class, whatever its starter's:
+/// the host's background threads that start workers run as SCHED_BATCH
+/// (which a process they start would otherwise inherit), and a worker
+/// woken by a feed must preempt as any interactive thread does. Before the
+/// sandbox, and before any other thread exists (threads inherit it).
+fn normal_scheduling() {
+    let param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: sched_setscheduler reads `param`, alive for the call; pid 0
+    // is the calling thread. Moving between the normal classes needs no
+    // privilege; a refusal leaves the class as it was.
+    let _ = unsafe { libc::sched_setscheduler(0, libc::SCHED_OTHER, &param) };
 }
 
 /// Guests see UTC whatever the machine's zone: the C library reads TZ

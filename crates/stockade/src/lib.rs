@@ -24,6 +24,7 @@
 
 #[cfg(feature = "tokio")]
 mod async_session;
+mod background;
 mod cpython;
 mod error;
 mod files;

@@ -142,6 +142,7 @@ impl Shared {
 
     /// One background starter: keeps the pool full until it closes.
     fn run_starter(self: Arc<Self>) {
+        crate::background::yield_when_woken();
         let mut state = self.lock();
         loop {
             if state.closed {

@@ -83,6 +83,7 @@ fn send(dead: Dead) -> Result<(), Dead> {
             .name("stockade-reaper".into())
             .stack_size(64 * 1024)
             .spawn(move || {
+                crate::background::yield_when_woken();
                 for dead in receiver {
                     dead.reap();
                     UNREAPED.fetch_sub(1, Ordering::AcqRel);

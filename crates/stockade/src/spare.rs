@@ -75,6 +75,7 @@ pub(crate) fn refill(key: WorkerKey, options: SessionOptions) {
     let started = std::thread::Builder::new()
         .name("stockade-spare".into())
         .spawn(move || {
+            crate::background::yield_when_woken();
             let session = Session::launch(options);
             with_spares(|spares| {
                 spares.starting.retain(|k| *k != key);

@@ -236,3 +236,28 @@ fn javascript_workers_of_one_template_draw_their_own_random_numbers_and_clock() 
     assert_ne!(draws[1], draws[2]);
     assert_ne!(draws[0], draws[2]);
 }
+
+#[test]
+fn workers_run_in_the_normal_scheduling_class_whoever_started_them() {
+    // The host's background starters run as SCHED_BATCH; a thread of the
+    // application may too. A worker (and a template) started from such a
+    // thread puts itself back in the normal class.
+    let policies = std::thread::spawn(|| {
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: sets this test thread's own policy; `param` lives for the call.
+        let set = unsafe { libc::sched_setscheduler(0, libc::SCHED_BATCH, &param) };
+        assert_eq!(set, 0);
+        [false, true].map(|spare| {
+            let options = SessionOptions::new(Language::JavaScript)
+                .max_duration(Duration::from_secs(31))
+                .spare(spare);
+            let mut session = Session::new(options).expect("starts");
+            assert_eq!(session.run("1 + 1").unwrap(), Value::Int(2));
+            // SAFETY: reads the policy of this test's own child.
+            unsafe { libc::sched_getscheduler(session.worker_pid() as i32) }
+        })
+    })
+    .join()
+    .unwrap();
+    assert_eq!(policies, [libc::SCHED_OTHER, libc::SCHED_OTHER]);
+}
