@@ -1,9 +1,10 @@
 //! The template interpreter: an interpreter that has paid its start-up once
 //! (the standard library's common modules imported, its native libraries
 //! found), then, as worker-core's template (its `template.rs`), reads the
-//! host's Configure, prepares the engine (the guest side loaded) and
-//! applies its sandbox once, and forks single-use workers on the host's
-//! request, each of which serves its session without paying any of that.
+//! host's Configure, prepares the engine (the guest side loaded), applies
+//! its sandbox and starts the engine once, and forks single-use workers on
+//! the host's request, each of which serves its session without paying any
+//! of that.
 //!
 //! What CPython adds to worker-core's template: the imports below, and a
 //! fork that keeps the interpreter's state right on both sides (Python's
@@ -12,10 +13,12 @@
 //! secret (fixed at interpreter start); a guest could learn both, but
 //! neither reaches another worker (docs/security.md, "Workers forked from
 //! a template"). `random` reseeds itself in each fork (Python's own
-//! after-fork hook). The fork is a raw `clone`, so the C library's own fork
-//! handlers do not run (the template is single-threaded and holds no lock
-//! they would reset; the child's cached thread id is the template's, which
-//! matters only to `pthread_kill` on glibc before 2.34). The template sets
+//! after-fork hook). The fork is a raw `clone` from the template's session thread,
+//! so the C library's own fork handlers do not run (its one other thread,
+//! the main thread, is blocked joining the session thread and holds no
+//! lock they would reset; the child's cached thread id is the template's
+//! session thread's, which matters only to `pthread_kill` on glibc before
+//! 2.34). The template sets
 //! `TZ=UTC` and blocks ssl before its imports, so its workers see the world
 //! as a worker started from scratch does.
 
@@ -69,8 +72,8 @@ pub fn fork_interpreter() -> i64 {
         // write to every object's header, copying each page the worker
         // shares with the template.
         let _ = py.import("gc").and_then(|gc| gc.call_method0("freeze"));
-        // SAFETY: the template is single-threaded (it starts no thread and
-        // runs no guest code), so forking it is safe; Python's before and
+        // SAFETY: the template's only other thread is blocked joining this
+        // one and it runs no guest code, so forking it is safe; Python's before and
         // after fork hooks keep the interpreter's state right on both
         // sides, and run with the GIL held, as here.
         unsafe {

@@ -18,6 +18,7 @@ mod limits;
 mod message;
 mod names;
 mod sandbox;
+mod template;
 mod time;
 mod value;
 mod version;
@@ -42,6 +43,7 @@ pub use message::{
 };
 pub use names::UnknownName;
 pub use sandbox::{Layer, SandboxMode, SandboxReport};
+pub use template::{TEMPLATE_ENGINE, TEMPLATE_FLAG};
 pub use time::{Date, DateTime, Time, TimeDelta, civil_from_days, days_from_civil};
 pub use value::Value;
 pub use version::{MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION, check_protocol_version};

@@ -25,19 +25,13 @@ use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 
 use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, recvmsg};
 use stockade_wire::{
-    ConfigureLimits, Layer, PROTOCOL_VERSION, Response, SandboxMode, SandboxReport, WorkerExit,
-    WorkerInfo,
+    ConfigureLimits, Layer, PROTOCOL_VERSION, Response, SandboxMode, SandboxReport,
+    TEMPLATE_ENGINE, WorkerExit, WorkerInfo,
 };
 
 use crate::link::Link;
 use crate::serve::{Configured, Started, configure, fatal, serve_started, start};
 use crate::{LinkEnds, Worker};
-
-/// The argument that starts a worker binary as a template.
-pub const FLAG: &str = "--template";
-
-/// The engine name a template's Ready carries: it runs no engine itself.
-pub const TEMPLATE_ENGINE: &str = "template";
 
 /// Eight bytes from the kernel's random source, for an engine's
 /// [`forked`](crate::engine::Engine::forked): whatever the template drew

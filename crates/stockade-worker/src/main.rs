@@ -32,7 +32,7 @@ fn main() {
         fork: stockade_worker_core::template::fork_beside,
     };
     std::process::exit(
-        if std::env::args().nth(1).as_deref() == Some(stockade_worker_core::template::FLAG) {
+        if std::env::args().nth(1).as_deref() == Some(stockade_wire::TEMPLATE_FLAG) {
             stockade_worker_core::run_template(worker)
         } else {
             stockade_worker_core::run(worker)

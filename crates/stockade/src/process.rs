@@ -28,39 +28,6 @@ const STDERR_TAIL: usize = 8 * 1024;
 /// catching it awake spares the host a sleep and a wake-up (a third of a
 /// host call's cost, measured); a long turn pays at most this much CPU.
 const RECV_SPIN: Duration = Duration::from_micros(50);
-
-/// Host threads now waiting for a worker's reply. Each waits for a worker
-/// that needs a core to answer, so a thread spins only while the spinners
-/// and their workers fit the machine's cores: past that, spinning takes
-/// the core a worker needs (two threads running short sessions on two
-/// cores made 15 to 20 % fewer of them with both spinning).
-static RECEIVING: AtomicUsize = AtomicUsize::new(0);
-
-/// Counts one thread in [`RECEIVING`] while it lives.
-struct Receiving;
-
-impl Receiving {
-    /// Enters, and says how long this thread may spin.
-    fn enter() -> (Self, Duration) {
-        static SPINNERS: OnceLock<usize> = OnceLock::new();
-        let spinners = *SPINNERS.get_or_init(|| {
-            std::thread::available_parallelism().map_or(1, |cores| (cores.get() / 2).max(1))
-        });
-        let waiting = RECEIVING.fetch_add(1, Ordering::Relaxed) + 1;
-        let spin = if waiting <= spinners {
-            RECV_SPIN
-        } else {
-            Duration::ZERO
-        };
-        (Self, spin)
-    }
-}
-
-impl Drop for Receiving {
-    fn drop(&mut self) {
-        RECEIVING.fetch_sub(1, Ordering::Relaxed);
-    }
-}
 /// How long an exiting worker gets to be reaped before it is killed.
 const REAP_GRACE: Duration = Duration::from_millis(200);
 /// Decoded bytes every message may take whatever the value limit: a
@@ -126,6 +93,39 @@ pub(crate) struct WorkerProcess {
     /// Whether waiting for its replies may spin: not before its Ready,
     /// which takes a start far longer than a spin.
     started: bool,
+}
+
+/// Host threads now waiting for a worker's reply. Each waits for a worker
+/// that needs a core to answer, so a thread spins only while the spinners
+/// and their workers fit the machine's cores: past that, spinning takes
+/// the core a worker needs (two threads running short sessions on two
+/// cores made 15 to 20 % fewer of them with both spinning).
+static RECEIVING: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts one thread in [`RECEIVING`] while it lives.
+struct Receiving;
+
+impl Receiving {
+    /// Enters, and says how long this thread may spin.
+    fn enter() -> (Self, Duration) {
+        static SPINNERS: OnceLock<usize> = OnceLock::new();
+        let spinners = *SPINNERS.get_or_init(|| {
+            std::thread::available_parallelism().map_or(1, |cores| (cores.get() / 2).max(1))
+        });
+        let waiting = RECEIVING.fetch_add(1, Ordering::Relaxed) + 1;
+        let spin = if waiting <= spinners {
+            RECV_SPIN
+        } else {
+            Duration::ZERO
+        };
+        (Self, spin)
+    }
+}
+
+impl Drop for Receiving {
+    fn drop(&mut self) {
+        RECEIVING.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 fn set_nonblocking(fd: &OwnedFd) -> std::io::Result<()> {

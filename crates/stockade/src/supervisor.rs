@@ -60,10 +60,13 @@ pub(crate) fn usage(pid: u32) -> std::io::Result<Usage> {
     }
 }
 
+/// The filters every worker installs (stockade-sandbox's `seccomp/install.rs`).
+const WORKER_FILTERS: u32 = 3;
+
 /// Whether every thread of `pid` runs under a seccomp filter (mode 2),
-/// and under at least `filters` of them: a thread that started before the
+/// and under all of a worker's filters: a thread that started before the
 /// filter would not be bound by it.
-pub(crate) fn all_threads_filtered(pid: u32, filters: u32) -> std::io::Result<bool> {
+pub(crate) fn all_threads_filtered(pid: u32) -> std::io::Result<bool> {
     for task in std::fs::read_dir(format!("/proc/{pid}/task"))? {
         let status = std::fs::read_to_string(task?.path().join("status"))?;
         let field = |name: &str| {
@@ -78,7 +81,9 @@ pub(crate) fn all_threads_filtered(pid: u32, filters: u32) -> std::io::Result<bo
         }
         // Kernels before 5.9 do not say how many: the mode is all there is.
         if let Some(count) = field("Seccomp_filters:")
-            && count.parse::<u32>().map_or(true, |count| count < filters)
+            && count
+                .parse::<u32>()
+                .map_or(true, |count| count < WORKER_FILTERS)
         {
             return Ok(false);
         }

@@ -36,7 +36,7 @@ const FORK_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long a new template may take to answer its Configure.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 /// Templates one process keeps (each an idle process holding its engine).
-pub const MAX_TEMPLATES: usize = 4;
+pub(crate) const MAX_TEMPLATES: usize = 4;
 
 /// A worker a template forked, with the host's ends of its pipes.
 #[derive(Debug)]
@@ -122,7 +122,7 @@ fn usable() -> bool {
 /// flag, or for CPython its boot code calling `template`.
 fn template_args(launch: &Launch) -> Vec<OsString> {
     if !launch.args.iter().any(|arg| arg == crate::launch::BOOT) {
-        let mut args = vec![OsString::from(TEMPLATE_FLAG)];
+        let mut args = vec![OsString::from(stockade_wire::TEMPLATE_FLAG)];
         args.extend(launch.args.iter().cloned());
         return args;
     }
@@ -140,9 +140,6 @@ fn template_args(launch: &Launch) -> Vec<OsString> {
         })
         .collect()
 }
-
-/// worker-core's `template::FLAG`: the worker binary's template mode.
-const TEMPLATE_FLAG: &str = "--template";
 
 /// Starts a template for `launch` and sends it `configure`; returns it
 /// once it answers Ready.
@@ -173,7 +170,7 @@ fn start(launch: &Launch, configure: Vec<u8>) -> std::io::Result<Template> {
         .ok_or_else(|| std::io::Error::other("the template ended before it was ready"))?;
     match decode_response(&answer, &limits) {
         Ok(Response::Ready(info)) => {
-            check(&mut template, &info.sandbox)?;
+            check(&template, &info.sandbox)?;
             Ok(template)
         }
         Ok(Response::Fatal { message }) => Err(std::io::Error::other(format!(
@@ -194,11 +191,10 @@ fn start(launch: &Launch, configure: Vec<u8>) -> std::io::Result<Template> {
 /// its /proc, and every thread of it runs under the worker's three
 /// filters (each worker is a copy of one of them and cannot shed them;
 /// the fourth, narrowing one, each worker probes itself).
-fn check(template: &mut Template, sandbox: &stockade_wire::SandboxReport) -> std::io::Result<()> {
+fn check(template: &Template, sandbox: &stockade_wire::SandboxReport) -> std::io::Result<()> {
     let pid = template.process.id();
     crate::supervisor::usage(pid)?;
-    if sandbox.has(stockade_wire::Layer::Seccomp)
-        && !crate::supervisor::all_threads_filtered(pid, 3)?
+    if sandbox.has(stockade_wire::Layer::Seccomp) && !crate::supervisor::all_threads_filtered(pid)?
     {
         return Err(std::io::Error::other(
             "a thread of the template runs without the seccomp filter",

@@ -18,7 +18,9 @@ fn templates() -> usize {
             // A worker a template forked has its command line too; its
             // one thread is the template's session thread's copy.
             let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
-            cmdline.split(|b| *b == 0).any(|arg| arg == b"--template")
+            cmdline
+                .split(|b| *b == 0)
+                .any(|arg| arg == stockade_wire::TEMPLATE_FLAG.as_bytes())
                 && name.trim() != "session"
                 && !status.contains("State:\tZ")
                 && status

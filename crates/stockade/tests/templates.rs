@@ -105,7 +105,7 @@ fn template() -> (std::process::Child, UnixStream) {
     let (ours, theirs) = UnixStream::pair().unwrap();
     let theirs = OwnedFd::from(theirs);
     let child = Command::new(worker_binary())
-        .arg("--template")
+        .arg(stockade_wire::TEMPLATE_FLAG)
         .env_clear()
         .stdin(Stdio::from(theirs.try_clone().unwrap()))
         .stdout(Stdio::from(theirs))
@@ -121,7 +121,7 @@ fn template() -> (std::process::Child, UnixStream) {
         .unwrap();
     match decode_response(&ready, &WireLimits::default()).unwrap() {
         Response::Ready(info) => {
-            assert_eq!(info.engine, "template");
+            assert_eq!(info.engine, stockade_wire::TEMPLATE_ENGINE);
             assert!(info.sandbox.missing.is_empty(), "{info:?}");
         }
         other => panic!("the template answered {other:?}"),

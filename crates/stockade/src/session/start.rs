@@ -42,7 +42,7 @@ fn verified_seccomp(interpreter: bool, template: bool) -> Option<u64> {
 }
 
 /// Notes the policy a worker's (or a template's) Ready says it verified.
-pub(crate) fn remember_seccomp(report: &SandboxReport, interpreter: bool, template: bool) {
+fn remember_seccomp(report: &SandboxReport, interpreter: bool, template: bool) {
     if let Some(policy) = report.seccomp_policy
         && report.has(Layer::Seccomp)
     {
@@ -206,7 +206,7 @@ impl Session {
             return Ok(());
         }
         if self.info.sandbox.has(Layer::Seccomp) {
-            match all_threads_filtered(pid, 3) {
+            match all_threads_filtered(pid) {
                 Ok(true) => {}
                 Ok(false) => {
                     return Err(
