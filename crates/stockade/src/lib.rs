@@ -68,7 +68,7 @@ pub use options::{
     Interpreter, Language, Limits, MAX_RESULT_BYTES, SandboxMode, SessionOptions,
     duration_from_secs,
 };
-pub use pool::{CheckoutOptions, Pool, PoolOptions, PoolStats};
+pub use pool::{CheckoutOptions, Pool, PoolOptions, PoolStats, REFILL_DEFERRED_BY};
 pub use progress::{CursorAnswer, FunctionCall, NameLookup, PendingFutures, Progress, Stepped};
 pub use reaper::{MAX_UNREAPED, unreaped_workers};
 pub use session::{DumpSeal, RunLimits, Session, WorkerInfo};

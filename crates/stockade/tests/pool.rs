@@ -6,10 +6,11 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use stockade::{
-    CheckoutOptions, Error, Language, Pool, PoolOptions, Session, SessionOptions, Value,
+    CheckoutOptions, Error, Language, Pool, PoolOptions, REFILL_DEFERRED_BY, Session,
+    SessionOptions, Value,
 };
 
 fn pool(size: usize) -> Pool {
@@ -106,6 +107,42 @@ fn the_pool_refills_in_the_background_and_counts_what_it_did() {
     assert_eq!((stats.ready, stats.checkouts), (3, 3), "{stats:?}");
     assert_eq!(stats.last_error, None);
     drop(sessions);
+}
+
+#[test]
+fn a_checkout_from_a_full_pool_defers_its_refill_and_an_emptied_pool_refills_at_once() {
+    let pool = pool(2);
+    let mut deferred = 0;
+    let mut at_once = 0;
+    for _ in 0..10 {
+        assert!(pool.wait_ready(Duration::from_secs(20)));
+        // The deferral counts from the checkout, which is after `taken`: a
+        // look within REFILL_DEFERRED_BY of `taken` is inside it.
+        let taken = Instant::now();
+        let first = pool.checkout().expect("checkout");
+        std::thread::sleep(REFILL_DEFERRED_BY / 2);
+        let stats = pool.stats();
+        if taken.elapsed() < REFILL_DEFERRED_BY {
+            assert_eq!((stats.ready, stats.starting), (1, 0), "{stats:?}");
+            deferred += 1;
+        }
+        // The last ready worker gone: the refill no longer waits.
+        let emptied = Instant::now();
+        let second = pool.checkout().expect("checkout");
+        loop {
+            let stats = pool.stats();
+            if stats.starting + stats.ready > 0 {
+                if emptied.elapsed() < REFILL_DEFERRED_BY / 2 {
+                    at_once += 1;
+                }
+                break;
+            }
+            std::thread::sleep(Duration::from_micros(100));
+        }
+        drop((first, second));
+    }
+    assert!(deferred > 0, "no look landed inside the deferral");
+    assert!(at_once > 0, "an emptied pool never refilled at once");
 }
 
 #[test]
