@@ -17,6 +17,7 @@ mod frame;
 mod limits;
 mod message;
 mod names;
+mod remote;
 mod sandbox;
 mod template;
 mod time;
@@ -42,6 +43,10 @@ pub use message::{
     peek_configure_version, peek_response_head,
 };
 pub use names::UnknownName;
+pub use remote::{
+    EndCause, MAX_END_DETAIL, RemoteEnd, SESSION_PATH, decode_remote_end, encode_remote_end,
+    is_remote_end,
+};
 pub use sandbox::{Layer, SandboxMode, SandboxReport};
 pub use template::{TEMPLATE_ENGINE, TEMPLATE_FLAG};
 pub use time::{Date, DateTime, Time, TimeDelta, civil_from_days, days_from_civil};
