@@ -142,6 +142,8 @@ pub enum ErrorKind {
     ResultTooLarge,
     Crashed,
     Disconnected,
+    Unauthorized,
+    OverCapacity,
     Conversion,
     Configuration,
     Protocol,
@@ -180,6 +182,14 @@ pub enum Error {
     /// A remote worker's connection went away; the session is lost.
     #[error("disconnected: {0}")]
     Disconnected(String),
+    /// A server of sessions refused the token (or the lack of one).
+    #[error("unauthorized: {0}")]
+    Unauthorized(String),
+    /// A server of sessions is running all the sessions it takes (or all
+    /// this token may hold); nothing was started. Try again later or
+    /// elsewhere.
+    #[error("over capacity: {0}")]
+    OverCapacity(String),
     /// A value from the worker (a run's result, or a host call's
     /// arguments) would take more than `limit` bytes of host memory
     /// (`max_result_bytes`); it was read past, never built. The session lives.
@@ -269,6 +279,8 @@ impl Error {
             Error::ResultTooLarge { .. } => ErrorKind::ResultTooLarge,
             Error::Crashed(_) => ErrorKind::Crashed,
             Error::Disconnected(_) => ErrorKind::Disconnected,
+            Error::Unauthorized(_) => ErrorKind::Unauthorized,
+            Error::OverCapacity(_) => ErrorKind::OverCapacity,
             Error::Conversion(_) => ErrorKind::Conversion,
             Error::Configuration(_) => ErrorKind::Configuration,
             Error::Protocol(_) => ErrorKind::Protocol,
@@ -285,6 +297,7 @@ impl Error {
     pub fn loses_session(&self) -> bool {
         match self {
             Error::Crashed(_) | Error::Disconnected(_) | Error::Interrupted => true,
+            Error::Unauthorized(_) | Error::OverCapacity(_) => true,
             Error::Forked { .. } => true,
             Error::Timeout { limit, .. } => *limit == TimeLimit::RequestTimeout,
             Error::Memory { worker_died, .. } => *worker_died,

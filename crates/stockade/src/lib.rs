@@ -34,12 +34,15 @@ mod inflight;
 mod javascript_options;
 mod keyed;
 mod launch;
+mod link;
 mod locate;
 mod options;
 mod pool;
 mod process;
 mod progress;
 mod reaper;
+pub mod relay;
+mod remote;
 mod session;
 mod spare;
 mod supervisor;
@@ -71,6 +74,7 @@ pub use options::{
 pub use pool::{CheckoutOptions, Pool, PoolOptions, PoolStats, REFILL_DEFERRED_BY};
 pub use progress::{CursorAnswer, FunctionCall, NameLookup, PendingFutures, Progress, Stepped};
 pub use reaper::{MAX_UNREAPED, unreaped_workers};
+pub use remote::Remote;
 pub use session::{DumpSeal, RunLimits, Session, WorkerInfo};
 pub use stockade_wire::{
     BigInt, Date, DateTime, GuestException, MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION,

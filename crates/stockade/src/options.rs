@@ -156,9 +156,17 @@ pub struct SessionOptions {
     /// JavaScript's `Date`): the real clock in UTC, or a frozen instant.
     /// Default: real.
     pub clock: crate::files::GuestClock,
+    /// Run the session's worker on a server of sessions (`stockade
+    /// serve`) instead of in a process of this host's: host functions,
+    /// mounts and the session's own limits stay here, and the server's
+    /// limits win over these. Default: none (a local worker).
+    pub remote: Option<crate::remote::Remote>,
     /// A dumpable CPython session's seed: chosen when its worker starts,
     /// or the dump's when one is restored.
     pub(crate) journal_seed: Option<u64>,
+    /// The Configure a server of sessions relays for its client, sent
+    /// instead of one made from these options (`relay.rs`).
+    pub(crate) relayed_configure: Option<Box<stockade_wire::Request>>,
 }
 
 /// The options a worker is started with (or that size its limits): two
@@ -217,7 +225,9 @@ impl SessionOptions {
             max_file_memory: crate::files::DEFAULT_MAX_FILE_MEMORY,
             environ: Vec::new(),
             clock: crate::files::GuestClock::Real,
+            remote: None,
             journal_seed: None,
+            relayed_configure: None,
         }
     }
 
@@ -267,6 +277,16 @@ impl SessionOptions {
         max_file_memory(bytes: u64) => max_file_memory = bytes;
     }
 
+    /// Runs the session's worker on the server of sessions at `url`
+    /// (`ws://HOST:PORT`), presenting `token`.
+    pub fn remote(mut self, url: impl Into<String>, token: Option<String>) -> Self {
+        self.remote = Some(crate::remote::Remote {
+            url: url.into(),
+            token,
+        });
+        self
+    }
+
     /// Lets host-function exception messages reach the guest unchanged.
     pub fn show_host_errors(mut self) -> Self {
         self.redact_host_errors = false;
@@ -283,6 +303,8 @@ impl SessionOptions {
         }
         match self.language {
             Language::JavaScript => Interpreter::QuickJs,
+            // What this host has installed says nothing of the server's.
+            Language::Python if self.remote.is_some() => Interpreter::CPython,
             Language::Python
                 if self.cpython.python.is_some()
                     || !self.cpython.site_packages.is_empty()

@@ -330,7 +330,7 @@ impl WorkerProcess {
     /// message still gets `MESSAGE_ALLOWANCE`, so prints and errors pass
     /// whatever the limit; the caller checks smaller values itself.
     pub(crate) fn limit_values(&mut self, bytes: u64) {
-        let budget = bytes.clamp(MESSAGE_ALLOWANCE, WireLimits::DEFAULT_MAX_DECODED_BYTES);
+        let budget = value_budget(bytes);
         self.limits.max_decoded_bytes = budget;
         self.frames
             .set_accept(usize::try_from(budget.saturating_add(FRAME_SLACK)).unwrap_or(usize::MAX));
@@ -491,9 +491,15 @@ impl WorkerProcess {
     }
 }
 
+/// The decoded-bytes budget a message gets when values may take `bytes`:
+/// never less than `MESSAGE_ALLOWANCE`, never more than the wire's.
+pub(crate) fn value_budget(bytes: u64) -> u64 {
+    bytes.clamp(MESSAGE_ALLOWANCE, WireLimits::DEFAULT_MAX_DECODED_BYTES)
+}
+
 /// Decodes one response; a frame whose values run past the budget is
 /// reported with its head (read only then), so the session can answer it.
-fn decode(payload: &[u8], limits: &WireLimits) -> Result<Response, RecvError> {
+pub(crate) fn decode(payload: &[u8], limits: &WireLimits) -> Result<Response, RecvError> {
     decode_response(payload, limits).map_err(|err| match err {
         DecodeError::BudgetExceeded { .. } | DecodeError::TooManyNodes { .. } => {
             let end = payload.len().min(stockade_wire::SKIPPED_HEAD_LEN);

@@ -16,18 +16,20 @@ use crate::host::HostFuture;
 use crate::host::{Args, HostFunction, HostResult};
 #[cfg(feature = "tokio")]
 use crate::inflight::Inflight;
+use crate::link::Link;
 use crate::options::SessionOptions;
-use crate::process::WorkerProcess;
 
 mod dump;
 mod end;
 mod io;
 mod journal;
+mod relay;
 mod start;
 mod step;
 mod turn;
 
 pub use dump::DumpSeal;
+pub(crate) use relay::Relayed;
 pub(crate) use start::ConfigureFrames;
 pub(crate) use step::Pause;
 
@@ -52,7 +54,7 @@ pub struct RunLimits {
 /// A guest session in its own worker process. Globals persist across
 /// [`run`](Self::run) calls. Dropping the session kills the worker.
 pub struct Session {
-    worker: WorkerProcess,
+    worker: Link,
     options: SessionOptions,
     /// Set when the session is lost; every later call returns it at once.
     lost: Option<Error>,
@@ -156,6 +158,14 @@ impl Session {
     /// turn): false once it died, was killed or broke a limit while idle.
     pub(crate) fn alive(&mut self) -> bool {
         self.lost.is_none() && self.worker.owned() && self.worker.alive()
+    }
+
+    /// Kills the worker; the session is lost.
+    pub(crate) fn kill_worker(&mut self) {
+        self.worker.kill();
+        if self.lost.is_none() {
+            self.lost = Some(Error::Disconnected("the session was ended".into()));
+        }
     }
 
     /// Takes over a prestarted worker with `options`, whose worker key

@@ -101,7 +101,7 @@ impl Session {
     /// `SessionOptions::spare`), else a new one.
     pub fn new(options: SessionOptions) -> Result<Self, Error> {
         options.validate().map_err(Error::invalid_option)?;
-        if !options.spare || !usable() {
+        if !options.spare || !usable() || options.remote.is_some() {
             return Self::launch(options);
         }
         // The spare is matched on the files actually used, so a change of

@@ -44,6 +44,9 @@ impl Session {
 
     /// The worker announced a fatal error and is exiting.
     pub(super) fn fatal(&mut self, message: String) -> Error {
+        if let Some(err) = self.worker.remote_loss() {
+            return self.record_lost(err);
+        }
         let exit = self.worker.reap();
         if exit.code == Some(WorkerExit::Memory.code()) {
             // A memory limit the engine cannot recover from (the JavaScript
@@ -71,6 +74,9 @@ impl Session {
             if let Response::Fatal { message } = response {
                 fatal = Some(message);
             }
+        }
+        if let Some(err) = self.worker.remote_loss() {
+            return self.record_lost(err);
         }
         let exit = self.worker.reap();
         let detail = fatal.or_else(|| self.worker.last_stderr_line());

@@ -15,8 +15,10 @@ use crate::error::{ConfigurationError, ConfigurationKind, Error};
 #[cfg(feature = "tokio")]
 use crate::inflight::Inflight;
 use crate::launch::Launch;
+use crate::link::Link;
 use crate::options::SessionOptions;
 use crate::process::WorkerProcess;
+use crate::remote::RemoteWorker;
 use crate::supervisor::{SupervisionLimits, all_threads_filtered, usage};
 
 use super::{Reply, Session, Turn, WorkerInfo};
@@ -53,6 +55,16 @@ fn remember_seccomp(report: &SandboxReport, interpreter: bool, template: bool) {
 /// The Configure a worker for `options` is sent, offering `verified` as
 /// the seccomp policy already test-fired.
 fn configure_request(options: &SessionOptions, verified: Option<u64>) -> Result<Request, Error> {
+    if let Some(relayed) = &options.relayed_configure {
+        let mut request = (**relayed).clone();
+        if let Request::Configure {
+            verified_seccomp, ..
+        } = &mut request
+        {
+            *verified_seccomp = verified;
+        }
+        return Ok(request);
+    }
     let limits = &options.limits;
     Ok(Request::Configure {
         protocol_version: PROTOCOL_VERSION,
@@ -126,24 +138,19 @@ impl Session {
             let seed = *seed.get_or_insert_with(super::journal::fresh_seed);
             super::journal::Journal::seeded(seed, journal_limit)
         });
-        let mut launch = Launch::resolve(&options)?;
-        // A template's workers share its Configure (a journaled session's
-        // carries its own seed) and, for CPython, its string hash seed.
-        launch.template = template && journal.is_none();
         let wire = WireLimits::default();
-        let frames = configure_frames(&options, &wire)?;
-        let (worker, configure) = WorkerProcess::spawn(&launch, wire, frames).map_err(|err| {
-            Error::Configuration(
-                ConfigurationError::new(
-                    ConfigurationKind::CannotStart,
-                    format!(
-                        "cannot start the worker {}: {err}",
-                        launch.program.display()
-                    ),
-                )
-                .caused_by(err),
-            )
-        })?;
+        let (worker, configure) = match &options.remote {
+            // The server applies its own sandbox and checks its own policy.
+            Some(remote) => (
+                Link::Remote(RemoteWorker::connect(
+                    remote,
+                    options.request_timeout,
+                    wire,
+                )?),
+                configure_frames(&options, &wire)?.key,
+            ),
+            None => Self::spawn(&options, template && journal.is_none(), wire)?,
+        };
         let mut session = Self {
             worker,
             options,
@@ -179,10 +186,41 @@ impl Session {
         Ok(session)
     }
 
+    /// Starts a worker process for `options` (forked from a template when
+    /// `template` says so); returns it with the Configure to send it.
+    fn spawn(
+        options: &SessionOptions,
+        template: bool,
+        wire: WireLimits,
+    ) -> Result<(Link, Vec<u8>), Error> {
+        let mut launch = Launch::resolve(options)?;
+        // A template's workers share its Configure (a journaled session's
+        // carries its own seed) and, for CPython, its string hash seed.
+        launch.template = template;
+        let frames = configure_frames(options, &wire)?;
+        let (worker, configure) = WorkerProcess::spawn(&launch, wire, frames).map_err(|err| {
+            Error::Configuration(
+                ConfigurationError::new(
+                    ConfigurationKind::CannotStart,
+                    format!(
+                        "cannot start the worker {}: {err}",
+                        launch.program.display()
+                    ),
+                )
+                .caused_by(err),
+            )
+        })?;
+        Ok((Link::Local(worker), configure))
+    }
+
     /// Checks the worker from outside and starts its supervisor. A limit
     /// that cannot be measured fails closed in `require` mode and is
     /// logged in `auto` mode.
     fn start_supervision(&mut self) -> Result<(), Error> {
+        // A remote worker is its server's to check and supervise.
+        if self.worker.is_remote() {
+            return Ok(());
+        }
         let pid = self.worker.pid();
         // A forked worker's checks were made on its template when it
         // started (template.rs): its process is a copy of a template

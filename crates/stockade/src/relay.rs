@@ -1,0 +1,340 @@
+//! Workers for a server of sessions (`stockade serve`): one is started for
+//! a remote client's Configure, held to the server's policy (its sandbox
+//! mode at least, its ceilings, no directory of the server's shown), and
+//! the client's frames are relayed to it turn by turn under the server's
+//! own deadlines and supervision. How it ends becomes the `RemoteEnd` the
+//! client is told.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use stockade_wire::{
+    EndCause, EngineConfig, FRAME_HEADER_LEN, Request, Response, SandboxMode, WireLimits,
+    check_protocol_version, decode_request, encode_response, peek_configure_version,
+};
+
+pub use stockade_wire::RemoteEnd;
+
+use crate::error::{ConfigurationKind, Error, TimeLimit};
+use crate::options::SessionOptions;
+use crate::session::{Relayed, Session};
+
+/// What a server holds every relayed worker to.
+#[derive(Debug, Clone)]
+pub struct RelayPolicy {
+    /// The least sandbox every worker runs with: a client asking for less
+    /// gets this; one asking for more gets what it asked.
+    pub sandbox: SandboxMode,
+    /// The worker binary; None: found as for a local session.
+    pub worker: Option<PathBuf>,
+    /// The Python interpreter CPython workers run; None: as for a local
+    /// session.
+    pub python: Option<PathBuf>,
+    /// Longest the worker may speak in one exchange (a feed's computing
+    /// between two host calls); also the ceiling of the client's own.
+    pub request_timeout: Duration,
+    /// Ceiling of the guest time a session may ask for (`max_duration`);
+    /// a session that asks for none gets this.
+    pub max_duration: Duration,
+    /// Ceiling of the guest heap a session may ask for (`max_memory`); a
+    /// session that asks for none gets this.
+    pub max_memory: u64,
+    /// Ceiling of the print output one feed may send.
+    pub max_output_bytes: u64,
+    /// Threads a worker may run before it is killed.
+    pub max_threads: u32,
+}
+
+impl Default for RelayPolicy {
+    fn default() -> Self {
+        Self {
+            sandbox: SandboxMode::Require,
+            worker: None,
+            python: None,
+            request_timeout: SessionOptions::DEFAULT_REQUEST_TIMEOUT,
+            max_duration: Duration::from_secs(300),
+            max_memory: crate::options::Limits::DEFAULT_MAX_MEMORY,
+            max_output_bytes: crate::options::Limits::DEFAULT_MAX_OUTPUT_BYTES,
+            max_threads: SessionOptions::DEFAULT_MAX_THREADS,
+        }
+    }
+}
+
+/// A relayed worker's end: an optional Fatal frame the client is sent
+/// first (a refused Configure gets one naming why, as a worker's own
+/// refusal would), then the server's word on the end.
+#[derive(Debug, Clone)]
+pub struct Ended {
+    pub fatal: Option<Vec<u8>>,
+    pub end: RemoteEnd,
+}
+
+impl Ended {
+    fn refused(detail: String) -> Self {
+        let fatal = encode_response(
+            &Response::Fatal {
+                message: detail.clone(),
+            },
+            &WireLimits::default(),
+        )
+        .ok();
+        Self {
+            fatal,
+            end: end(EndCause::Refused, None, None, Some(detail), None),
+        }
+    }
+}
+
+/// One remote client's worker.
+#[derive(Debug)]
+pub struct RelayedWorker {
+    session: Session,
+}
+
+impl RelayedWorker {
+    /// Starts a worker for the client's `configure` frame (header
+    /// included), asked to bound each exchange by `request_timeout` (the
+    /// client's own; None: the server's). Returns it with the Ready frame
+    /// the client is sent.
+    pub fn start(
+        configure: &[u8],
+        request_timeout: Option<Duration>,
+        policy: &RelayPolicy,
+    ) -> Result<(Self, Vec<u8>), Ended> {
+        let payload = frame_payload(configure).map_err(Ended::refused)?;
+        let version = peek_configure_version(payload).ok_or_else(|| {
+            Ended::refused("the first message of a session must be Configure".into())
+        })?;
+        check_protocol_version(version)
+            .map_err(|err| Ended::refused(err.replace("this worker", "this server")))?;
+        let request = decode_request(payload, &WireLimits::default())
+            .map_err(|err| Ended::refused(format!("malformed Configure: {err}")))?;
+        let options = held_to_policy(request, request_timeout, policy).map_err(Ended::refused)?;
+        let mut session = Session::launch_from(options, true).map_err(|err| ended(&err))?;
+        session.open_relay();
+        let ready = session.ready_frame().map_err(|err| ended(&err))?;
+        Ok((Self { session }, ready))
+    }
+
+    /// Relays one client frame (header included) and forwards the worker's
+    /// messages until it hands the turn back. `forward` returning false
+    /// means the client is gone. Err: the worker ended (a Close included).
+    pub fn exchange(
+        &mut self,
+        frame: &[u8],
+        forward: &mut dyn FnMut(Vec<u8>) -> bool,
+    ) -> Result<(), Ended> {
+        if let Err(why) = frame_payload(frame) {
+            return Err(self.end(EndCause::Killed, format!("the client sent {why}")));
+        }
+        match self.session.relay(frame, forward) {
+            Ok(Relayed::Yielded) => Ok(()),
+            Ok(Relayed::Closed) => Err(Ended {
+                fatal: None,
+                end: end(EndCause::Exited, Some(0), None, None, None),
+            }),
+            Err(err) => Err(ended(&err)),
+        }
+    }
+
+    /// Sets the check a running exchange polls (every 20 ms) for its
+    /// client having gone: true kills the worker at once, mid-turn too.
+    pub fn watch_client(&mut self, gone: impl FnMut() -> bool + Send + 'static) {
+        self.session.set_interrupt(gone);
+    }
+
+    /// Kills the worker for `cause`; the end the client is told.
+    pub fn end(&mut self, cause: EndCause, detail: String) -> Ended {
+        self.session.kill_worker();
+        Ended {
+            fatal: None,
+            end: end(cause, None, Some(9), Some(detail), None),
+        }
+    }
+
+    /// The worker's process id.
+    pub fn pid(&self) -> u32 {
+        self.session.worker_pid()
+    }
+}
+
+/// The payload of a frame whose header matches its length.
+fn frame_payload(frame: &[u8]) -> Result<&[u8], String> {
+    if frame.len() <= FRAME_HEADER_LEN {
+        return Err("an empty or cut frame".into());
+    }
+    let (header, payload) = frame.split_at(FRAME_HEADER_LEN);
+    let mut announced = [0u8; FRAME_HEADER_LEN];
+    announced.copy_from_slice(header);
+    let announced = u32::from_le_bytes(announced) as usize;
+    if announced != payload.len() {
+        return Err(format!(
+            "a frame whose header says {announced} bytes but holds {}",
+            payload.len()
+        ));
+    }
+    Ok(payload)
+}
+
+/// The session options of a relayed worker: the client's Configure, held
+/// to the server's policy, or why it cannot be.
+fn held_to_policy(
+    request: Request,
+    request_timeout: Option<Duration>,
+    policy: &RelayPolicy,
+) -> Result<SessionOptions, String> {
+    let Request::Configure {
+        protocol_version,
+        package_version,
+        engine,
+        sandbox,
+        mut limits,
+        ..
+    } = request
+    else {
+        return Err(format!(
+            "the first message of a session must be Configure, not {}",
+            request.name()
+        ));
+    };
+    if let EngineConfig::CPython(config) = &engine
+        && !config.site_packages.is_empty()
+    {
+        return Err(
+            "site_packages names directories of the client's; this server shows none of its own to remote sessions"
+                .into(),
+        );
+    }
+    let request_timeout = match request_timeout {
+        Some(asked) if asked > policy.request_timeout => {
+            return Err(format!(
+                "request_timeout of {asked:?} is above this server's ceiling of {:?}; ask for at most that",
+                policy.request_timeout
+            ));
+        }
+        Some(asked) => asked,
+        None => policy.request_timeout,
+    };
+    let ceiling_us = u64::try_from(policy.max_duration.as_micros()).unwrap_or(u64::MAX);
+    match limits.max_duration_us {
+        Some(asked) if asked > ceiling_us => {
+            return Err(format!(
+                "max_duration of {:?} is above this server's ceiling of {:?}; ask for at most that",
+                Duration::from_micros(asked),
+                policy.max_duration
+            ));
+        }
+        Some(_) => {}
+        None => limits.max_duration_us = Some(ceiling_us),
+    }
+    match limits.max_memory {
+        Some(asked) if asked > policy.max_memory => {
+            return Err(format!(
+                "max_memory of {asked} bytes is above this server's ceiling of {} bytes; ask for at most that",
+                policy.max_memory
+            ));
+        }
+        Some(_) => {}
+        None => limits.max_memory = Some(policy.max_memory),
+    }
+    if limits.max_output_bytes > policy.max_output_bytes {
+        return Err(format!(
+            "max_output_bytes of {} is above this server's ceiling of {}; ask for at most that",
+            limits.max_output_bytes, policy.max_output_bytes
+        ));
+    }
+    // RLIMIT_CPU backs the deadlines up: twice the longest a session may
+    // compute here, whatever the client's host would have given it.
+    let longest = Duration::from_micros(limits.max_duration_us.unwrap_or(ceiling_us))
+        .min(request_timeout)
+        .max(Duration::from_secs(1));
+    limits.cpu_seconds = Some(2 * longest.as_secs().max(1));
+    let mut options = SessionOptions::new(engine.language());
+    options.engine = Some(engine.interpreter());
+    options.sandbox = sandbox.max(policy.sandbox);
+    options.worker = policy.worker.clone();
+    options.cpython.python = policy.python.clone();
+    options.limits.max_duration = limits.max_duration_us.map(Duration::from_micros);
+    options.limits.max_memory = limits.max_memory;
+    options.request_timeout = request_timeout;
+    options.max_threads = policy.max_threads;
+    options.spare = false;
+    options.relayed_configure = Some(Box::new(Request::Configure {
+        protocol_version,
+        package_version,
+        engine,
+        sandbox: options.sandbox,
+        limits,
+        verified_seccomp: None,
+    }));
+    Ok(options)
+}
+
+fn end(
+    cause: EndCause,
+    code: Option<i32>,
+    signal: Option<i32>,
+    detail: Option<String>,
+    limit_us: Option<u64>,
+) -> RemoteEnd {
+    RemoteEnd {
+        cause,
+        code,
+        signal,
+        detail,
+        limit_us,
+    }
+}
+
+/// The end a session's error is for the client.
+fn ended(err: &Error) -> Ended {
+    let text = err.to_string();
+    let remote = match err {
+        Error::Memory { detail, .. } => {
+            end(EndCause::Memory, None, None, Some(detail.clone()), None)
+        }
+        Error::Timeout {
+            limit: TimeLimit::RequestTimeout,
+            after,
+        } => end(
+            EndCause::RequestTimeout,
+            None,
+            Some(9),
+            Some(text),
+            Some(u64::try_from(after.as_micros()).unwrap_or(u64::MAX)),
+        ),
+        Error::Crashed(info) if info.signal == Some(9) => end(
+            EndCause::Killed,
+            info.exit_code,
+            info.signal,
+            Some(text),
+            None,
+        ),
+        Error::Crashed(info) => end(
+            EndCause::Exited,
+            info.exit_code,
+            info.signal,
+            info.detail.clone().or(Some(info.reason.clone())),
+            None,
+        ),
+        Error::Interrupted => end(
+            EndCause::Killed,
+            None,
+            Some(9),
+            Some("the client went away mid-turn".into()),
+            None,
+        ),
+        Error::Configuration(config) if config.kind() == ConfigurationKind::Refused => end(
+            EndCause::Refused,
+            None,
+            None,
+            Some(config.to_string()),
+            None,
+        ),
+        _ => end(EndCause::Killed, None, None, Some(text), None),
+    };
+    Ended {
+        fatal: None,
+        end: remote,
+    }
+}

@@ -1,0 +1,405 @@
+//! A session's worker on a server of sessions (`stockade serve`): the
+//! client end of the remote hop, a blocking WebSocket carrying the same
+//! frames a worker's pipes carry (`stockade_wire::SESSION_PATH`), under the
+//! same deadlines. The server tells how the worker ended with a
+//! `RemoteEnd`, which becomes the same `Error` a local worker's end would.
+
+use std::io::ErrorKind as IoKind;
+use std::net::{TcpStream, ToSocketAddrs};
+use std::time::{Duration, Instant};
+
+use stockade_wire::{
+    EndCause, FRAME_HEADER_LEN, RemoteEnd, Request, Response, SESSION_PATH, WireLimits,
+    decode_remote_end, encode_request, is_remote_end,
+};
+use tungstenite::client::IntoClientRequest;
+use tungstenite::handshake::client::Response as HttpResponse;
+use tungstenite::http::{HeaderValue, StatusCode, Uri};
+use tungstenite::protocol::WebSocketConfig;
+use tungstenite::{HandshakeError, Message, WebSocket};
+
+use crate::error::{ConfigurationKind, CrashInfo, Error, TimeLimit};
+use crate::process::{ExitInfo, RecvError, SendError, decode};
+
+/// The header the session names its request timeout in, in milliseconds
+/// (the server's `REQUEST_TIMEOUT_HEADER`).
+const REQUEST_TIMEOUT_HEADER: &str = "stockade-request-timeout-ms";
+/// How long a connection and its handshake may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a closing client waits for the server's word on the worker.
+const END_GRACE: Duration = Duration::from_millis(500);
+
+/// Where a remote session's worker runs, and the token that lets it in.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Remote {
+    /// `ws://HOST:PORT` (a path other than `/` is used as given).
+    pub url: String,
+    /// The bearer token the server checks; None sends none.
+    pub token: Option<String>,
+}
+
+impl std::fmt::Debug for Remote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // A token never reaches a log.
+        f.debug_struct("Remote")
+            .field("url", &self.url)
+            .field("token", &self.token.as_ref().map(|_| "<set>"))
+            .finish()
+    }
+}
+
+/// The client end of a remote session's connection.
+#[derive(Debug)]
+pub(crate) struct RemoteWorker {
+    socket: WebSocket<TcpStream>,
+    limits: WireLimits,
+    /// What the server said of the worker's end.
+    end: Option<RemoteEnd>,
+    /// Why the connection went away without the server's word.
+    gone: Option<String>,
+    owner: u32,
+    url: String,
+}
+
+impl RemoteWorker {
+    /// Connects and upgrades; a refusal before the upgrade is `Unauthorized`
+    /// (401), `OverCapacity` (503) or `Disconnected` (anything else).
+    pub(crate) fn connect(
+        remote: &Remote,
+        request_timeout: Duration,
+        limits: WireLimits,
+    ) -> Result<Self, Error> {
+        let url = remote.url.clone();
+        let mut request = url.as_str().into_client_request().map_err(|err| {
+            Error::invalid_option(format!("remote: {url:?} is not a ws:// URL: {err}"))
+        })?;
+        let uri = request.uri().clone();
+        let (host, port) = endpoint(&uri, &url)?;
+        if uri.path() == "/" || uri.path().is_empty() {
+            let path: Uri = format!("ws://{host}:{port}{SESSION_PATH}")
+                .parse()
+                .map_err(|err| Error::invalid_option(format!("remote: {url:?}: {err}")))?;
+            *request.uri_mut() = path;
+        }
+        // The server bounds each turn by the client's timeout, or refuses
+        // one above its ceiling.
+        let millis = u64::try_from(request_timeout.as_millis()).unwrap_or(u64::MAX);
+        if let Ok(value) = HeaderValue::from_str(&millis.to_string()) {
+            request.headers_mut().insert(REQUEST_TIMEOUT_HEADER, value);
+        }
+        if let Some(token) = &remote.token {
+            let value = HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
+                Error::invalid_option("remote: the token holds characters a header cannot carry")
+            })?;
+            request.headers_mut().insert("authorization", value);
+        }
+        let unreachable =
+            |err: std::io::Error| Error::Disconnected(format!("cannot connect to {url}: {err}"));
+        let address = (host.as_str(), port)
+            .to_socket_addrs()
+            .map_err(unreachable)?
+            .next()
+            .ok_or_else(|| Error::Disconnected(format!("cannot connect to {url}: no address")))?;
+        let stream = TcpStream::connect_timeout(&address, CONNECT_TIMEOUT).map_err(unreachable)?;
+        let _ = stream.set_nodelay(true);
+        stream
+            .set_read_timeout(Some(CONNECT_TIMEOUT))
+            .map_err(unreachable)?;
+        let config = socket_config(&limits);
+        let (socket, _) = tungstenite::client::client_with_config(request, stream, Some(config))
+            .map_err(|err| match err {
+                HandshakeError::Failure(tungstenite::Error::Http(response)) => {
+                    refused(&url, &response)
+                }
+                HandshakeError::Failure(err) => {
+                    Error::Disconnected(format!("{url} refused the WebSocket upgrade: {err}"))
+                }
+                HandshakeError::Interrupted(_) => {
+                    Error::Disconnected(format!("{url} did not answer the upgrade in time"))
+                }
+            })?;
+        Ok(Self {
+            socket,
+            limits,
+            end: None,
+            gone: None,
+            owner: std::process::id(),
+            url,
+        })
+    }
+
+    pub(crate) fn owned(&self) -> bool {
+        self.owner == std::process::id()
+    }
+
+    pub(crate) fn owner(&self) -> u32 {
+        self.owner
+    }
+
+    pub(crate) fn alive(&self) -> bool {
+        self.end.is_none() && self.gone.is_none()
+    }
+
+    pub(crate) fn limits_mut(&mut self) -> &mut WireLimits {
+        &mut self.limits
+    }
+
+    pub(crate) fn limits(&self) -> &WireLimits {
+        &self.limits
+    }
+
+    /// Sends one whole frame (header included) as one binary message.
+    pub(crate) fn send(&mut self, frame: &[u8], deadline: Instant) -> Result<(), SendError> {
+        if !self.owned() {
+            return Err(SendError::Forked);
+        }
+        if !self.alive() {
+            return Err(SendError::Closed);
+        }
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        let _ = self
+            .socket
+            .get_mut()
+            .set_write_timeout(Some(remaining.max(Duration::from_millis(1))));
+        match self.socket.send(Message::Binary(frame.to_vec().into())) {
+            Ok(()) => Ok(()),
+            Err(tungstenite::Error::Io(err)) if timed_out(&err) => Err(SendError::Stalled),
+            Err(err) => {
+                self.gone = Some(format!("the connection to {} broke: {err}", self.url));
+                Err(SendError::Closed)
+            }
+        }
+    }
+
+    /// The next response, waiting at most until `deadline`.
+    pub(crate) fn recv(&mut self, deadline: Option<Instant>) -> Result<Response, RecvError> {
+        if !self.owned() {
+            return Err(RecvError::Forked);
+        }
+        loop {
+            if !self.alive() {
+                return Err(RecvError::Closed);
+            }
+            let wait = match deadline {
+                Some(at) => {
+                    let left = at.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Err(RecvError::Deadline);
+                    }
+                    Some(left)
+                }
+                None => None,
+            };
+            let _ = self.socket.get_mut().set_read_timeout(wait);
+            match self.socket.read() {
+                Ok(Message::Binary(bytes)) => match self.frame(&bytes) {
+                    Some(result) => return result,
+                    None => continue,
+                },
+                Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_)) => {}
+                Ok(Message::Text(_)) => {
+                    return Err(RecvError::Malformed(
+                        stockade_wire::DecodeError::UnknownMessage { tag: b'{' },
+                    ));
+                }
+                Ok(Message::Close(frame)) => {
+                    let why = frame
+                        .map(|f| f.reason.to_string())
+                        .filter(|reason| !reason.is_empty())
+                        .unwrap_or_else(|| "without a word on the worker".into());
+                    self.gone = Some(format!("{} closed the connection {why}", self.url));
+                    return Err(RecvError::Closed);
+                }
+                Err(tungstenite::Error::Io(err)) if timed_out(&err) => {
+                    return Err(RecvError::Deadline);
+                }
+                Err(err) => {
+                    self.gone = Some(format!("the connection to {} broke: {err}", self.url));
+                    return Err(RecvError::Closed);
+                }
+            }
+        }
+    }
+
+    /// One binary message: a frame of the worker's, or the server's word on
+    /// its end (recorded; the stream is closed from then on).
+    fn frame(&mut self, bytes: &[u8]) -> Option<Result<Response, RecvError>> {
+        if bytes.len() <= FRAME_HEADER_LEN {
+            return Some(Err(RecvError::Malformed(
+                stockade_wire::DecodeError::EmptyFrame,
+            )));
+        }
+        let (header, payload) = bytes.split_at(FRAME_HEADER_LEN);
+        let mut announced = [0u8; FRAME_HEADER_LEN];
+        announced.copy_from_slice(header);
+        if u32::from_le_bytes(announced) as usize != payload.len() {
+            return Some(Err(RecvError::Malformed(
+                stockade_wire::DecodeError::FrameTooLarge {
+                    len: payload.len() as u64,
+                    max: self.limits.max_frame,
+                },
+            )));
+        }
+        if is_remote_end(payload) {
+            return match decode_remote_end(payload, &WireLimits::default()) {
+                Ok(end) => {
+                    self.end = Some(end);
+                    Some(Err(RecvError::Closed))
+                }
+                Err(err) => Some(Err(RecvError::Malformed(err))),
+            };
+        }
+        Some(decode(payload, &self.limits))
+    }
+
+    /// What has already arrived, without waiting.
+    pub(crate) fn recv_sent(&mut self) -> Result<Response, RecvError> {
+        self.recv(Some(Instant::now() + Duration::from_millis(1)))
+    }
+
+    /// Waits a moment for the server's word on the worker's end.
+    pub(crate) fn reap(&mut self) -> ExitInfo {
+        let deadline = Instant::now() + END_GRACE;
+        while self.alive() && Instant::now() < deadline {
+            if let Err(RecvError::Deadline) = self.recv(Some(deadline)) {
+                break;
+            }
+        }
+        self.exit()
+    }
+
+    /// Ends the connection; the server kills the worker when it sees that.
+    pub(crate) fn kill(&mut self) -> ExitInfo {
+        if self.alive() && self.owned() {
+            let _ = self.socket.get_mut().set_write_timeout(Some(END_GRACE));
+            // A Close first, so that a session between turns ends cleanly
+            // (its worker exits 0); mid-turn, the server sees the
+            // connection go and kills the worker.
+            if let Ok(close) = encode_request(&Request::Close, &self.limits) {
+                let _ = self.socket.send(Message::Binary(close.into()));
+            }
+            let _ = self.socket.close(None);
+            let _ = self.socket.flush();
+            let _ = self.socket.get_ref().shutdown(std::net::Shutdown::Both);
+            self.gone = Some("the session ended its connection".into());
+        }
+        self.exit()
+    }
+
+    fn exit(&self) -> ExitInfo {
+        self.end
+            .as_ref()
+            .map_or_else(ExitInfo::default, |end| ExitInfo {
+                code: end.code,
+                signal: end.signal,
+            })
+    }
+
+    /// The server's own words on the worker's end.
+    pub(crate) fn detail(&self) -> Option<String> {
+        self.end.as_ref().and_then(|end| end.detail.clone())
+    }
+
+    /// The error the end of the worker (or of the connection) is for the
+    /// session; None when the worker exited by itself, which the session
+    /// names from its exit status as it would a local one's.
+    pub(crate) fn loss(&self) -> Option<Error> {
+        let Some(end) = &self.end else {
+            return Some(Error::Disconnected(self.gone.clone().unwrap_or_else(
+                || format!("the connection to {} went away", self.url),
+            )));
+        };
+        let detail = end.detail.clone().unwrap_or_default();
+        match end.cause {
+            EndCause::Exited => None,
+            EndCause::Memory => Some(Error::Memory {
+                detail,
+                worker_died: true,
+            }),
+            EndCause::RequestTimeout => Some(Error::Timeout {
+                limit: TimeLimit::RequestTimeout,
+                after: Duration::from_micros(end.limit_us.unwrap_or_default()),
+            }),
+            EndCause::Killed => Some(Error::Crashed(CrashInfo {
+                reason: format!("the server ended the worker: {detail}"),
+                exit_code: end.code,
+                signal: end.signal,
+                detail: None,
+                timed_out: detail.contains("max_duration"),
+            })),
+            EndCause::Refused => Some(Error::configuration(
+                ConfigurationKind::Refused,
+                format!("the server refused the session: {detail}"),
+            )),
+            EndCause::IdleTimeout => Some(Error::Disconnected(format!(
+                "the server ended the session, silent past its idle timeout: {detail}"
+            ))),
+            EndCause::Shutdown => Some(Error::Disconnected(format!(
+                "the server is shutting down: {detail}"
+            ))),
+        }
+    }
+}
+
+impl Drop for RemoteWorker {
+    /// A dropped session closes (a Close, then the connection's end), so
+    /// the server ends its worker at once.
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// The socket's message bound: one frame of the wire's largest, header
+/// included.
+pub(crate) fn socket_config(limits: &WireLimits) -> WebSocketConfig {
+    let most = limits.max_frame.saturating_add(FRAME_HEADER_LEN);
+    WebSocketConfig::default()
+        .max_message_size(Some(most))
+        .max_frame_size(Some(most))
+}
+
+fn endpoint(uri: &Uri, url: &str) -> Result<(String, u16), Error> {
+    match uri.scheme_str() {
+        Some("ws") => {}
+        Some("wss") => {
+            return Err(Error::invalid_option(format!(
+                "remote: {url:?}: wss:// is not supported by this build yet; use ws:// on a trusted network"
+            )));
+        }
+        _ => {
+            return Err(Error::invalid_option(format!(
+                "remote: {url:?} is not a ws:// URL"
+            )));
+        }
+    }
+    let host = uri
+        .host()
+        .ok_or_else(|| Error::invalid_option(format!("remote: {url:?} names no host")))?
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_owned();
+    Ok((host, uri.port_u16().unwrap_or(80)))
+}
+
+/// A refusal before the upgrade, by its status.
+fn refused(url: &str, response: &HttpResponse) -> Error {
+    let body = response
+        .body()
+        .as_deref()
+        .map(|body| String::from_utf8_lossy(body).trim().to_owned())
+        .filter(|body| !body.is_empty());
+    let why = body.unwrap_or_else(|| response.status().to_string());
+    match response.status() {
+        StatusCode::UNAUTHORIZED => Error::Unauthorized(format!(
+            "{url} refused the token (check the token the server's --tokens file holds)"
+        )),
+        StatusCode::SERVICE_UNAVAILABLE | StatusCode::TOO_MANY_REQUESTS => {
+            Error::OverCapacity(format!("{url}: {why}"))
+        }
+        _ => Error::Disconnected(format!("{url} refused the session: {why}")),
+    }
+}
+
+fn timed_out(err: &std::io::Error) -> bool {
+    matches!(err.kind(), IoKind::WouldBlock | IoKind::TimedOut)
+}

@@ -1,0 +1,91 @@
+//! A server of sessions' side of the remote hop, inside the session: one
+//! request frame from the client out to the worker, and the worker's
+//! messages back until the one that hands the turn back, each under the
+//! session's own deadlines (the time the client spends on a host call is
+//! between two such exchanges, so no deadline counts it).
+
+use std::time::Duration;
+
+use stockade_wire::{FRAME_HEADER_LEN, Request, Response, decode_request, encode_response};
+
+use crate::error::Error;
+
+use super::{Reply, Session, Turn};
+
+/// How one relayed exchange ended.
+#[derive(Debug)]
+pub(crate) enum Relayed {
+    /// The worker handed the turn back (a reply, a suspension, a refusal).
+    Yielded,
+    /// The client asked the worker to close, and it did.
+    Closed,
+}
+
+impl Session {
+    /// Readies a relayed session: the client may be sent values as large
+    /// as the wire takes (it holds them to its own limits).
+    pub(crate) fn open_relay(&mut self) {
+        self.worker.limit_values(u64::MAX);
+    }
+
+    /// The worker's Ready, as the client is sent it.
+    pub(crate) fn ready_frame(&self) -> Result<Vec<u8>, Error> {
+        encode_response(&Response::Ready(self.info.clone()), &self.wire)
+            .map_err(|err| Error::Protocol(format!("cannot encode Ready: {err}")))
+    }
+
+    /// Sends the client's `frame` (header included, checked by the caller)
+    /// and forwards each of the worker's messages, re-encoded from what was
+    /// decoded, until the turn is handed back. `forward` returning false
+    /// means the client is gone.
+    pub(crate) fn relay(
+        &mut self,
+        frame: &[u8],
+        forward: &mut dyn FnMut(Vec<u8>) -> bool,
+    ) -> Result<Relayed, Error> {
+        let closing = matches!(
+            decode_request(&frame[FRAME_HEADER_LEN.min(frame.len())..], &self.wire),
+            Ok(Request::Close)
+        );
+        self.send(frame)?;
+        if closing {
+            let exit = self.worker.reap();
+            self.lost = Some(Error::Disconnected("the client closed the session".into()));
+            return match exit.code {
+                Some(0) => Ok(Relayed::Closed),
+                _ => Err(self.exited("the worker did not close cleanly")),
+            };
+        }
+        let turn = Turn::new(self.elapsed, u64::MAX);
+        loop {
+            let deadline = self.turn_deadline(&turn);
+            let response = match self.recv_within(deadline, u64::MAX)? {
+                Reply::Message(response) => response,
+                Reply::TooLarge { .. } => {
+                    return Err(
+                        self.broken("the worker sent a frame past the wire's bounds".into())
+                    );
+                }
+            };
+            if let Some(us) = response.elapsed_us() {
+                self.elapsed = Duration::from_micros(us);
+            }
+            let hands_back = !matches!(response, Response::Print { .. } | Response::Clock { .. });
+            let encoded = encode_response(&response, &self.wire).map_err(|err| {
+                self.broken(format!("the worker's message cannot be relayed: {err}"))
+            })?;
+            if !forward(encoded) {
+                self.worker.kill();
+                return Err(
+                    self.record_lost(Error::Disconnected("the client went away mid-turn".into()))
+                );
+            }
+            if let Response::Fatal { message } = response {
+                return Err(self.fatal(message));
+            }
+            if hands_back {
+                return Ok(Relayed::Yielded);
+            }
+        }
+    }
+}
