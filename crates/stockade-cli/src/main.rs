@@ -12,6 +12,7 @@ mod exit;
 mod output;
 mod repl;
 mod run;
+mod serve;
 
 use clap::{Parser, Subcommand};
 
@@ -29,6 +30,7 @@ enum Command {
     Repl(repl::ReplArgs),
     Doctor(doctor::DoctorArgs),
     Bench(bench::BenchArgs),
+    Serve(serve::ServeArgs),
 }
 
 fn main() {
@@ -41,6 +43,7 @@ fn main() {
         Command::Repl(args) => repl::repl(args),
         Command::Doctor(args) => doctor::doctor(args),
         Command::Bench(args) => bench::bench(args),
+        Command::Serve(args) => serve::serve(args),
     };
     std::process::exit(code);
 }

@@ -1,0 +1,99 @@
+//! `stockade serve`: sandboxed sessions for remote clients over WebSocket
+//! (the server lives in the stockade-server crate; this is its command
+//! line). Prints `listening on ws://ADDR` once it takes connections.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use stockade::SandboxMode;
+use stockade::relay::RelayPolicy;
+use stockade_server::{ServeConfig, run};
+
+use crate::args::{named, parse_seconds, parse_size};
+use crate::exit;
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on; plain WebSocket is served on loopback only
+    /// unless --insecure is given. Port 0 picks a free one.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7341")]
+    listen: SocketAddr,
+    /// File of bearer tokens, one a line (blank lines and # comments
+    /// skipped; at least 16 characters each), read again on SIGHUP.
+    /// Required off loopback; without it on loopback anyone local connects.
+    #[arg(long, value_name = "FILE")]
+    tokens: Option<PathBuf>,
+    /// Serve plain WebSocket on an address other than loopback (behind a
+    /// proxy that terminates TLS).
+    #[arg(long)]
+    insecure: bool,
+    /// Sessions at once; more are refused (503, OverCapacity).
+    #[arg(long, value_name = "N", default_value_t = ServeConfig::DEFAULT_MAX_SESSIONS)]
+    max_sessions: usize,
+    /// Sessions one token may hold at once (default: --max-sessions).
+    #[arg(long, value_name = "N")]
+    max_sessions_per_token: Option<usize>,
+    /// Seconds a session may wait for its client's next message.
+    #[arg(long, value_name = "S", default_value = "300", value_parser = parse_seconds)]
+    idle_timeout: Duration,
+    /// Seconds SIGTERM lets running sessions go on before ending them.
+    #[arg(long, value_name = "S", default_value = "30", value_parser = parse_seconds)]
+    grace: Duration,
+    /// Ceiling of a turn's wall-clock time (a client's --timeout above it
+    /// is refused); the default for clients that name none.
+    #[arg(long, value_name = "S", default_value = "60", value_parser = parse_seconds)]
+    request_timeout: Duration,
+    /// Ceiling of a session's guest time (max_duration); sessions that
+    /// ask for none get this.
+    #[arg(long, value_name = "S", default_value = "300", value_parser = parse_seconds)]
+    max_duration: Duration,
+    /// Ceiling of a session's guest memory (max_memory), such as 512M.
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
+    max_memory: u64,
+    /// Ceiling of the print output one feed may send, such as 8M.
+    #[arg(long, value_name = "SIZE", default_value = "8M", value_parser = parse_size)]
+    max_output_bytes: u64,
+    /// The least sandbox every worker runs with (a client may ask for more).
+    #[arg(long, default_value = "require", value_parser = named::<SandboxMode>())]
+    sandbox: SandboxMode,
+    /// Worker binary (default: $STOCKADE_WORKER, beside this program, then PATH).
+    #[arg(long, value_name = "PATH")]
+    worker: Option<PathBuf>,
+}
+
+pub fn serve(args: ServeArgs) -> i32 {
+    let config = ServeConfig {
+        listen: args.listen,
+        tokens: args.tokens,
+        insecure: args.insecure,
+        max_sessions: args.max_sessions,
+        max_sessions_per_token: args.max_sessions_per_token.unwrap_or(args.max_sessions),
+        idle_timeout: args.idle_timeout,
+        grace: args.grace,
+        policy: RelayPolicy {
+            sandbox: args.sandbox,
+            worker: args.worker,
+            python: None,
+            request_timeout: args.request_timeout,
+            max_duration: args.max_duration,
+            max_memory: args.max_memory,
+            max_output_bytes: args.max_output_bytes,
+            max_threads: stockade::SessionOptions::DEFAULT_MAX_THREADS,
+        },
+    };
+    let announce = |addr: SocketAddr| {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "stockade serve: listening on ws://{addr}");
+        let _ = out.flush();
+    };
+    match run(config, announce) {
+        Ok(()) => exit::OK,
+        Err(err) => {
+            eprintln!("stockade serve: {err}");
+            exit::BAD_INPUT
+        }
+    }
+}

@@ -1,0 +1,328 @@
+//! `stockade serve` with the host library's remote sessions: sessions of
+//! both languages across the hop, tokens, the server's ceilings and
+//! capacity, the idle timeout, the drain on SIGTERM, and the endpoints.
+
+mod server;
+
+use std::time::Duration;
+
+use server::{Server, TOKEN, TokenFile};
+use stockade::{Error, Interpreter, Language, Session, SessionOptions, Value};
+
+fn remote(server: &Server, language: Language) -> SessionOptions {
+    SessionOptions::new(language).remote(server.url.clone(), Some(TOKEN.to_owned()))
+}
+
+#[test]
+fn remote_sessions_of_every_engine_keep_state_and_call_host_functions_on_the_client() {
+    let (server, _tokens) = Server::with_tokens(&[]);
+    for (language, engine, code) in [
+        (
+            Language::JavaScript,
+            Interpreter::QuickJs,
+            "let x = 40; x + add(1, 1)",
+        ),
+        (
+            Language::Python,
+            Interpreter::Monty,
+            "x = 40\nx + add(1, 1)",
+        ),
+        (
+            Language::Python,
+            Interpreter::CPython,
+            "x = 40\nx + add(1, 1)",
+        ),
+    ] {
+        let mut session =
+            Session::new(remote(&server, language).engine(engine)).expect("a remote session");
+        let printed = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let sink = std::sync::Arc::clone(&printed);
+        session.on_print(move |_, text| sink.lock().unwrap().push_str(text));
+        session.register_function("add", |args| match (args.get(0), args.get(1)) {
+            (Some(Value::Int(a)), Some(Value::Int(b))) => Ok(Value::Int(a + b)),
+            _ => Err(stockade::HostError::type_error("add takes two ints")),
+        });
+        assert_eq!(session.run(code).unwrap(), Value::Int(42), "{engine}");
+        assert_eq!(session.run("x + 2").unwrap(), Value::Int(42), "{engine}");
+        session
+            .run(if language == Language::JavaScript {
+                "console.log('hi')"
+            } else {
+                "print('hi')"
+            })
+            .unwrap();
+        assert_eq!(printed.lock().unwrap().as_str(), "hi\n", "{engine}");
+        assert_eq!(session.worker_pid(), 0);
+        assert!(
+            session.worker_info().engine.contains(engine.name()) || engine == Interpreter::QuickJs,
+            "{:?}",
+            session.worker_info()
+        );
+        assert!(
+            server.wait_for_workers(1),
+            "the session's worker runs on the server"
+        );
+        drop(session);
+        assert!(
+            server.wait_for_workers(0),
+            "closing the session ends its worker on the server"
+        );
+    }
+}
+
+#[test]
+fn a_missing_or_wrong_token_is_refused_before_the_upgrade() {
+    let (server, _tokens) = Server::with_tokens(&[]);
+    let missing =
+        Session::new(SessionOptions::new(Language::Python).remote(server.url.clone(), None));
+    assert!(
+        matches!(missing, Err(Error::Unauthorized(_))),
+        "{missing:?}"
+    );
+    let wrong = Session::new(
+        SessionOptions::new(Language::Python)
+            .remote(server.url.clone(), Some("not-the-token-0123456789".into())),
+    );
+    assert!(matches!(wrong, Err(Error::Unauthorized(_))), "{wrong:?}");
+    assert_eq!(
+        server.workers(),
+        0,
+        "no worker started for a refused caller"
+    );
+    let (status, body) = server.get(stockade_wire::SESSION_PATH);
+    assert_eq!((status, body.as_str()), (401, ""), "401 without a body");
+    let mut right = Session::new(remote(&server, Language::Python)).expect("the right token");
+    assert_eq!(right.run("1 + 1").unwrap(), Value::Int(2));
+}
+
+#[test]
+fn sighup_reloads_the_token_file() {
+    let (server, tokens) = Server::with_tokens(&[]);
+    let fresh = "a-newer-token-9876543210";
+    tokens.write(&format!("{fresh}\n"));
+    server.signal("HUP");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let attempt = Session::new(
+            SessionOptions::new(Language::JavaScript)
+                .remote(server.url.clone(), Some(fresh.into())),
+        );
+        match attempt {
+            Ok(mut session) => {
+                assert_eq!(session.run("1 + 1").unwrap(), Value::Int(2));
+                break;
+            }
+            Err(Error::Unauthorized(_)) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Err(err) => panic!("the new token was never taken: {err}"),
+        }
+    }
+    let old = Session::new(remote(&server, Language::JavaScript));
+    assert!(
+        matches!(old, Err(Error::Unauthorized(_))),
+        "the old token still works: {old:?}"
+    );
+}
+
+#[test]
+fn a_limit_above_the_servers_ceiling_is_refused_naming_it() {
+    let (server, _tokens) = Server::with_tokens(&[
+        "--max-memory",
+        "256M",
+        "--max-duration",
+        "10",
+        "--request-timeout",
+        "20",
+    ]);
+    let within = || {
+        remote(&server, Language::Python)
+            .max_memory(200 << 20)
+            .request_timeout(Duration::from_secs(20))
+    };
+    for (options, named) in [
+        (within().max_memory(512 << 20), "max_memory"),
+        (
+            within().max_duration(Duration::from_secs(11)),
+            "max_duration",
+        ),
+        (
+            within().request_timeout(Duration::from_secs(30)),
+            "request_timeout",
+        ),
+    ] {
+        match Session::new(options) {
+            Err(Error::Configuration(err)) => {
+                let text = err.to_string();
+                assert!(text.contains(named) && text.contains("ceiling"), "{text}");
+            }
+            other => panic!("{named} above the ceiling was not refused: {other:?}"),
+        }
+    }
+    let mut session = Session::new(within()).expect("limits within the ceilings");
+    assert_eq!(session.run("1 + 1").unwrap(), Value::Int(2));
+}
+
+#[test]
+fn sessions_past_the_servers_capacity_are_refused_as_over_capacity() {
+    let (server, _tokens) =
+        Server::with_tokens(&["--max-sessions", "2", "--max-sessions-per-token", "1"]);
+    let mut first = Session::new(remote(&server, Language::JavaScript)).expect("the first session");
+    first.run("1").unwrap();
+    let second = Session::new(remote(&server, Language::JavaScript));
+    match second {
+        Err(Error::OverCapacity(text)) => assert!(text.contains("this token"), "{text}"),
+        other => panic!("a second session of one token was let in: {other:?}"),
+    }
+    drop(first);
+    // The slot comes back once the first session's connection ends.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        match Session::new(remote(&server, Language::JavaScript)) {
+            Ok(mut session) => {
+                assert_eq!(session.run("2").unwrap(), Value::Int(2));
+                break;
+            }
+            Err(Error::OverCapacity(_)) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(err) => panic!("the slot never came back: {err}"),
+        }
+    }
+    let (_, metrics) = server.get("/metrics");
+    assert!(
+        !metrics.contains("stockade_connections_refused_total{reason=\"over-capacity\"} 0\n"),
+        "{metrics}"
+    );
+}
+
+#[test]
+fn a_silent_client_holds_no_worker_past_the_idle_timeout() {
+    let (server, _tokens) = Server::with_tokens(&["--idle-timeout", "1"]);
+    let mut session = Session::new(remote(&server, Language::Python)).expect("a session");
+    session.run("x = 1").unwrap();
+    assert_eq!(server.workers(), 1);
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        server.wait_for_workers(0),
+        "the worker outlived the idle timeout"
+    );
+    match session.run("x") {
+        Err(Error::Disconnected(text)) => assert!(text.contains("idle timeout"), "{text}"),
+        other => panic!("a session past the idle timeout went on: {other:?}"),
+    }
+}
+
+#[test]
+fn host_function_time_is_the_clients_and_counts_toward_no_server_deadline() {
+    let (server, _tokens) = Server::with_tokens(&["--request-timeout", "1"]);
+    let mut session = Session::new(
+        remote(&server, Language::Python)
+            .engine(Interpreter::Monty)
+            .request_timeout(Duration::from_secs(1)),
+    )
+    .expect("a session");
+    session.register_function("slow", |_| {
+        std::thread::sleep(Duration::from_millis(1500));
+        Ok(Value::Int(7))
+    });
+    assert_eq!(session.run("slow() + slow()").unwrap(), Value::Int(14));
+    match session.run("while True:\n    pass") {
+        Err(err @ Error::Timeout { .. }) => assert!(err.loses_session()),
+        other => panic!("a busy loop outlived the request timeout: {other:?}"),
+    }
+    assert!(server.wait_for_workers(0));
+}
+
+#[test]
+fn the_server_reports_health_readiness_and_metrics() {
+    let (server, _tokens) = Server::with_tokens(&[]);
+    assert_eq!(server.get("/healthz"), (200, "ok\n".into()));
+    assert_eq!(server.get("/readyz").0, 200);
+    let mut session = Session::new(remote(&server, Language::JavaScript)).expect("a session");
+    session.run("1").unwrap();
+    session.run("2").unwrap();
+    let (_, metrics) = server.get("/metrics");
+    assert!(
+        metrics.contains("stockade_sessions_active 1\n"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("stockade_sessions_started_total 1\n"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("stockade_turn_seconds_count 2\n"),
+        "{metrics}"
+    );
+    drop(session);
+    assert!(server.wait_for_workers(0));
+    let (_, metrics) = server.get("/metrics");
+    assert!(
+        metrics.contains("stockade_sessions_ended_total{reason=\"closed\"} 1\n"),
+        "{metrics}"
+    );
+}
+
+#[test]
+fn sigterm_drains_running_sessions_then_ends_them() {
+    let (server, _tokens) = Server::with_tokens(&["--grace", "1"]);
+    let mut session = Session::new(remote(&server, Language::Python)).expect("a session");
+    session.run("x = 5").unwrap();
+    server.signal("TERM");
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while server.get("/readyz").0 != 503 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "readiness never went false"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        matches!(
+            Session::new(remote(&server, Language::Python)),
+            Err(Error::OverCapacity(_))
+        ),
+        "a new session was let in while draining"
+    );
+    // Within the grace the running session goes on.
+    assert_eq!(session.run("x + 1").unwrap(), Value::Int(6));
+    std::thread::sleep(Duration::from_millis(1300));
+    match session.run("x") {
+        Err(Error::Disconnected(text)) => assert!(text.contains("shutting down"), "{text}"),
+        other => panic!("a session outlived the drain: {other:?}"),
+    }
+}
+
+#[test]
+fn plain_websocket_off_loopback_or_tokens_missing_there_is_refused_at_start() {
+    let output = std::process::Command::new(server::STOCKADE)
+        .args(["serve", "--listen", "0.0.0.0:0"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        text.contains("not a loopback address") && text.contains("--insecure"),
+        "{text}"
+    );
+    let output = std::process::Command::new(server::STOCKADE)
+        .args(["serve", "--listen", "0.0.0.0:0", "--insecure"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--tokens"));
+    let short = TokenFile::new("short\n");
+    let output = std::process::Command::new(server::STOCKADE)
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--tokens",
+            &short.path(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("shorter than 16"));
+}

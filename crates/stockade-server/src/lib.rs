@@ -1,0 +1,281 @@
+//! `stockade serve`: sandboxed sessions for remote clients. One WebSocket
+//! connection is one session in one single-use worker on this machine,
+//! speaking the wire's frames as binary messages; host functions, lookups
+//! and file access stay on the client. Tokens are checked before the
+//! upgrade, the server's limits win over the client's, and SIGTERM drains.
+//!
+//! `tokens.rs` checks who may connect, `capacity.rs` how many may hold a
+//! session, `connection.rs` serves one, `metrics.rs` counts; this file
+//! holds the routes and the server's life (start, reload, drain).
+
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
+mod capacity;
+mod connection;
+mod metrics;
+mod tokens;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::extract::State;
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use stockade::relay::RelayPolicy;
+use stockade_wire::{FRAME_HEADER_LEN, SESSION_PATH, WireLimits};
+
+use crate::capacity::Capacity;
+use crate::metrics::Metrics;
+use crate::tokens::Tokens;
+
+/// The header a client names its own request timeout in, in milliseconds.
+pub const REQUEST_TIMEOUT_HEADER: &str = "stockade-request-timeout-ms";
+
+/// Everything `stockade serve` is started with.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    pub listen: SocketAddr,
+    /// The bearer-token file; None lets every caller in (loopback only).
+    pub tokens: Option<PathBuf>,
+    /// Serve plain WebSocket on an address other than loopback.
+    pub insecure: bool,
+    pub max_sessions: usize,
+    pub max_sessions_per_token: usize,
+    /// Longest a session may wait for its client's next message.
+    pub idle_timeout: Duration,
+    /// How long SIGTERM lets running sessions go on before ending them.
+    pub grace: Duration,
+    pub policy: RelayPolicy,
+}
+
+impl ServeConfig {
+    pub const DEFAULT_MAX_SESSIONS: usize = 256;
+    pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+    pub const DEFAULT_GRACE: Duration = Duration::from_secs(30);
+}
+
+/// Why the server cannot start or go on.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("the token file {file}: {why}")]
+    Tokens { file: PathBuf, why: String },
+    #[error("{0}")]
+    Refused(String),
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("the server's runtime failed: {0}")]
+    Runtime(std::io::Error),
+    #[error("a worker cannot start here: {0}")]
+    Worker(stockade::Error),
+}
+
+/// What every connection shares.
+#[derive(Debug)]
+pub(crate) struct Server {
+    policy: RelayPolicy,
+    idle_timeout: Duration,
+    tokens: Tokens,
+    capacity: Arc<Capacity>,
+    metrics: Metrics,
+    /// SIGTERM came: no new sessions, readiness false.
+    draining: AtomicBool,
+    /// The grace ran out: sessions end at their next wait.
+    ending: AtomicBool,
+}
+
+impl Server {
+    fn ending(&self) -> bool {
+        self.ending.load(Ordering::Relaxed)
+    }
+
+    fn ready(&self) -> bool {
+        !self.draining.load(Ordering::Relaxed)
+    }
+}
+
+/// Runs the server until SIGTERM (or SIGINT) and its drain are over.
+/// `announce` is told the address once the server listens.
+pub fn run(config: ServeConfig, announce: impl FnOnce(SocketAddr)) -> Result<(), ServeError> {
+    let loopback = config.listen.ip().is_loopback();
+    if !loopback && !config.insecure {
+        return Err(ServeError::Refused(format!(
+            "{} is not a loopback address: this build serves plain WebSocket only, which anyone on the path can read; pass --insecure to serve it there anyway (behind a TLS-terminating proxy)",
+            config.listen
+        )));
+    }
+    let tokens = match &config.tokens {
+        Some(file) => Tokens::from_file(file)?,
+        None if loopback => Tokens::open(),
+        None => {
+            return Err(ServeError::Refused(
+                "a server on an address other than loopback needs --tokens FILE".into(),
+            ));
+        }
+    };
+    check_workers(&config.policy)?;
+    let server = Arc::new(Server {
+        policy: config.policy.clone(),
+        idle_timeout: config.idle_timeout,
+        tokens,
+        capacity: Capacity::new(config.max_sessions, config.max_sessions_per_token),
+        metrics: Metrics::default(),
+        draining: AtomicBool::new(false),
+        ending: AtomicBool::new(false),
+    });
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("stockade-serve")
+        .build()
+        .map_err(ServeError::Runtime)?;
+    runtime.block_on(serve(server, config, announce))
+}
+
+/// Starts one worker with the server's sandbox before listening, so a
+/// machine that cannot give it refuses at start, not at each session.
+fn check_workers(policy: &RelayPolicy) -> Result<(), ServeError> {
+    let mut options = stockade::SessionOptions::new(stockade::Language::JavaScript)
+        .sandbox(policy.sandbox)
+        .spare(false);
+    options.worker = policy.worker.clone();
+    let mut session = stockade::Session::new(options).map_err(ServeError::Worker)?;
+    session.run("1 + 1").map_err(ServeError::Worker)?;
+    Ok(())
+}
+
+async fn serve(
+    server: Arc<Server>,
+    config: ServeConfig,
+    announce: impl FnOnce(SocketAddr),
+) -> Result<(), ServeError> {
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(|source| ServeError::Listen {
+            addr: config.listen,
+            source,
+        })?;
+    let local = listener.local_addr().map_err(ServeError::Runtime)?;
+    let app = Router::new()
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+        .route(SESSION_PATH, get(upgrade))
+        .with_state(Arc::clone(&server));
+    announce(local);
+    let drained = Arc::clone(&server);
+    let grace = config.grace;
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move { drain(drained, grace).await })
+        .await
+        .map_err(ServeError::Runtime)
+}
+
+/// Waits for SIGTERM or SIGINT, then: no new sessions; running ones go
+/// on for up to `grace`; the rest end at their next wait for the client,
+/// told the server is shutting down. SIGHUP reloads the tokens meanwhile.
+async fn drain(server: Arc<Server>, grace: Duration) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut int), Ok(mut hup)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::hangup()),
+    ) else {
+        tracing::error!("cannot watch for signals; the server stops only when killed");
+        return std::future::pending().await;
+    };
+    loop {
+        tokio::select! {
+            _ = term.recv() => break,
+            _ = int.recv() => break,
+            _ = hup.recv() => match server.tokens.reload() {
+                Ok(count) => tracing::info!("reloaded {count} tokens"),
+                Err(err) => tracing::error!("kept the tokens held: {err}"),
+            },
+        }
+    }
+    server.draining.store(true, Ordering::Relaxed);
+    let until = Instant::now() + grace;
+    while server.capacity.active() > 0 && Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    server.ending.store(true, Ordering::Relaxed);
+    // Sessions end at their next wait (a running turn finishes first).
+    let until = Instant::now() + Duration::from_secs(5);
+    while server.capacity.active() > 0 && Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+async fn readyz(State(server): State<Arc<Server>>) -> Response {
+    if server.ready() {
+        (StatusCode::OK, "ready\n").into_response()
+    } else {
+        (StatusCode::SERVICE_UNAVAILABLE, "draining\n").into_response()
+    }
+}
+
+async fn metrics(State(server): State<Arc<Server>>) -> String {
+    server
+        .metrics
+        .render(server.capacity.active(), server.ready())
+}
+
+async fn upgrade(
+    State(server): State<Arc<Server>>,
+    headers: HeaderMap,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Response {
+    let authorization = headers
+        .get(axum::http::header::AUTHORIZATION)
+        .map(|value| value.as_bytes());
+    let Some(token) = server.tokens.check(authorization) else {
+        server.metrics.unauthorized();
+        return StatusCode::UNAUTHORIZED.into_response();
+    };
+    let upgrade = match upgrade {
+        Ok(upgrade) => upgrade,
+        Err(rejection) => return rejection.into_response(),
+    };
+    let asked = match headers.get(REQUEST_TIMEOUT_HEADER) {
+        None => None,
+        Some(value) => match value.to_str().ok().and_then(|v| v.parse::<u64>().ok()) {
+            Some(ms) => Some(Duration::from_millis(ms)),
+            None => {
+                return (
+                    StatusCode::BAD_REQUEST,
+                    format!("{REQUEST_TIMEOUT_HEADER} must be a whole number of milliseconds\n"),
+                )
+                    .into_response();
+            }
+        },
+    };
+    if !server.ready() {
+        server.metrics.over_capacity();
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "this server is shutting down; connect to another\n",
+        )
+            .into_response();
+    }
+    let slot = match server.capacity.take(token) {
+        Ok(slot) => slot,
+        Err(full) => {
+            server.metrics.over_capacity();
+            return (StatusCode::SERVICE_UNAVAILABLE, format!("{}\n", full.0)).into_response();
+        }
+    };
+    let most = WireLimits::default().max_frame + FRAME_HEADER_LEN;
+    upgrade
+        .max_message_size(most)
+        .max_frame_size(most)
+        .on_upgrade(move |socket| connection::serve(socket, server, slot, asked))
+}
