@@ -104,8 +104,10 @@ pub fn to_pyerr(py: Python<'_>, err: Error, interrupted: Option<PyErr>) -> PyErr
         }
         Error::Disconnected(detail) => {
             set("detail", pyo3::types::PyString::new(py, detail).into_any());
-            "crashed"
+            "disconnected"
         }
+        Error::Unauthorized(_) => "unauthorized",
+        Error::OverCapacity(_) => "over_capacity",
         Error::ResultTooLarge { limit } => {
             set("limit", pyo3::types::PyInt::new(py, *limit).into_any());
             "result_too_large"

@@ -67,6 +67,8 @@ pub const SESSION_OPTIONS: &[&str] = &[
     "inspect_results",
     "random_seed",
     "modules",
+    "remote",
+    "token",
 ];
 
 /// The names [`CheckoutOptions::set`] takes: the limits only the parent
@@ -217,6 +219,16 @@ impl SessionOptions {
                 OptionValue::Map(modules) => js.modules = modules,
                 _ => return Err(v.wrong("a mapping of module names to sources")),
             },
+            // Either may come first; `validate` checks a token has a URL.
+            "remote" => {
+                let url = v.text()?.to_owned();
+                let remote = self.remote.get_or_insert_with(Default::default);
+                remote.url = url;
+            }
+            "token" => {
+                let token = v.text()?.to_owned();
+                self.remote.get_or_insert_with(Default::default).token = Some(token);
+            }
             _ => return Err(unknown(key, SESSION_OPTIONS)),
         }
         Ok(())
@@ -267,6 +279,8 @@ mod tests {
         for key in SESSION_OPTIONS {
             let value = match *key {
                 "worker" | "python" => OptionValue::Str("/bin/true".into()),
+                "remote" => OptionValue::Str("ws://127.0.0.1:7341".into()),
+                "token" => OptionValue::Str("a-token-of-sixteen".into()),
                 "engine" => OptionValue::Str("quickjs".into()),
                 "site_packages" => OptionValue::List(vec!["/usr".into()]),
                 "sandbox" => OptionValue::Str("require".into()),

@@ -30,7 +30,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const END_GRACE: Duration = Duration::from_millis(500);
 
 /// Where a remote session's worker runs, and the token that lets it in.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct Remote {
     /// `ws://HOST:PORT` (a path other than `/` is used as given).
     pub url: String,

@@ -9,10 +9,10 @@ result back as Python values.
         print(sandbox.run("lookup('a') + 41"))   # 42
 """
 
-from ._errors import (ConfigurationError, ConversionError, CursorError, DumpRejected,
-                      DumpVersionMismatch, GuestError, GuestSyntaxError, MemoryLimitError,
-                      ProtocolError, ReplayDiverged, ResultTooLarge, StockadeError,
-                      TimeLimitError, WorkerCrashed)
+from ._errors import (ConfigurationError, ConversionError, CursorError, Disconnected,
+                      DumpRejected, DumpVersionMismatch, GuestError, GuestSyntaxError,
+                      MemoryLimitError, OverCapacity, ProtocolError, ReplayDiverged,
+                      ResultTooLarge, StockadeError, TimeLimitError, Unauthorized, WorkerCrashed)
 from ._native import Mount, __version__
 from ._pool import CHECKOUT_OPTIONS, AsyncPool, Pool
 from ._progress import Complete, FunctionCall, NameLookup, PendingFutures
@@ -21,9 +21,10 @@ from ._values import Cycle, Repr
 
 __all__ = [
     "AsyncPool", "AsyncSandbox", "CHECKOUT_OPTIONS", "Complete", "ConfigurationError",
-    "ConversionError", "CursorError", "Cycle", "DumpRejected", "DumpVersionMismatch",
+    "ConversionError", "CursorError", "Cycle", "Disconnected", "DumpRejected", "DumpVersionMismatch",
     "ExecutionResult", "FunctionCall", "GuestError", "GuestSyntaxError", "Limits",
-    "MemoryLimitError", "Mount", "NameLookup", "PendingFutures", "Pool", "ProtocolError",
-    "ReplayDiverged", "Repr", "ResultTooLarge", "Sandbox", "StockadeError", "TimeLimitError", "WorkerCrashed",
+    "MemoryLimitError", "Mount", "NameLookup", "OverCapacity", "PendingFutures", "Pool",
+    "ProtocolError", "ReplayDiverged", "Repr", "ResultTooLarge", "Sandbox", "StockadeError",
+    "TimeLimitError", "Unauthorized", "WorkerCrashed",
     "__version__", "run",
 ]

@@ -60,6 +60,21 @@ class WorkerCrashed(StockadeError):
         self.detail = detail
 
 
+class Disconnected(WorkerCrashed):
+    """A remote sandbox's connection to its server went away, or the server
+    ended the session (silent past its idle timeout, or shutting down); the
+    sandbox is lost and claims nothing about what its last run did."""
+
+
+class Unauthorized(StockadeError):
+    """The server of sessions refused the token (or the lack of one)."""
+
+
+class OverCapacity(StockadeError):
+    """The server of sessions runs all the sessions it takes (or this token
+    holds all it may); nothing was started. Try again later or elsewhere."""
+
+
 class ConversionError(StockadeError, TypeError):
     """A value cannot cross between host and guest; the message names the
     path inside the value. The sandbox lives."""
@@ -152,6 +167,12 @@ def _from_native(kind: str, message: str, fields: dict) -> StockadeError:
         return MemoryLimitError(_sentence(message) + advice, **f)
     if kind == "crashed":
         return WorkerCrashed(_sentence(message) + " The sandbox is lost; start a new one.", **f)
+    if kind == "disconnected":
+        return Disconnected(_sentence(message) + " The sandbox is lost; start a new one.", **f)
+    if kind == "unauthorized":
+        return Unauthorized(_sentence(message) + " Check the token= given to the sandbox.")
+    if kind == "over_capacity":
+        return OverCapacity(_sentence(message) + " Nothing was started; try again later.")
     cls = {
         "conversion": ConversionError,
         "configuration": ConfigurationError,

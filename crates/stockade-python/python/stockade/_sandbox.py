@@ -303,6 +303,10 @@ class Sandbox(_Base):
         with stockade.Sandbox() as sandbox:
             sandbox.run("x = 40")
             assert sandbox.run("x + 2") == 42
+
+    With `remote="ws://HOST:PORT", token=...` the worker runs on a server
+    of sessions (`stockade serve`); host functions, mounts and this side's
+    limits stay here, and the server's ceilings win (docs/remote.md).
     """
 
     def __enter__(self) -> "Sandbox":
