@@ -88,6 +88,15 @@ pub struct SessionArgs {
     /// none by default: the host's own environment never reaches it).
     #[arg(long = "env", value_name = "NAME=VALUE", value_parser = parse_env)]
     environ: Vec<(String, String)>,
+    /// Run the session on a server of sessions (`stockade serve`) at
+    /// ws://HOST:PORT; host functions, mounts and these limits stay here,
+    /// and the server's ceilings win.
+    #[arg(long, value_name = "URL")]
+    remote: Option<String>,
+    /// A file whose first line (past blank lines and # comments) is the
+    /// bearer token for --remote.
+    #[arg(long, value_name = "FILE", requires = "remote", value_parser = parse_token_file)]
+    token_file: Option<Token>,
     #[command(flatten)]
     python: PythonArgs,
     #[command(flatten)]
@@ -156,8 +165,33 @@ impl SessionArgs {
         if let Some(worker) = &self.worker {
             options = options.worker(worker);
         }
+        if let Some(url) = &self.remote {
+            let token = self.token_file.as_ref().map(|token| token.0.clone());
+            options = options.remote(url.clone(), token);
+        }
         self.python.apply(options)
     }
+}
+
+/// A bearer token read from a file; never shown in debug output.
+#[derive(Clone)]
+pub struct Token(String);
+
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Token(<set>)")
+    }
+}
+
+/// The first line of a token file that is neither blank nor a `#`
+/// comment (the server's token files read the same way).
+fn parse_token_file(path: &str) -> Result<Token, String> {
+    let text = std::fs::read_to_string(path).map_err(|err| format!("cannot read {path}: {err}"))?;
+    text.lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(|line| Token(line.to_owned()))
+        .ok_or_else(|| format!("{path} holds no token"))
 }
 
 /// Options for JavaScript guests only.

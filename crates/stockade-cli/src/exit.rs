@@ -65,6 +65,7 @@ pub fn report(err: &Error) -> i32 {
             GUEST_EXCEPTION
         }
         Error::Configuration(_)
+        | Error::Unauthorized(_)
         | Error::DumpRejected(_)
         | Error::DumpVersionMismatch { .. }
         | Error::Cursor(_) => {

@@ -326,3 +326,36 @@ fn plain_websocket_off_loopback_or_tokens_missing_there_is_refused_at_start() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("shorter than 16"));
 }
+
+#[test]
+fn stockade_run_with_remote_runs_the_file_on_the_server() {
+    let (server, tokens) = Server::with_tokens(&[]);
+    let dir = std::env::temp_dir().join(format!("stockade-remote-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("guest.py");
+    std::fs::write(&script, "print('hello from afar')\n6 * 7\n").unwrap();
+    let run = |token_file: &str| {
+        std::process::Command::new(server::STOCKADE)
+            .args(["run", "--remote", &server.url, "--token-file", token_file])
+            .arg(&script)
+            .output()
+            .unwrap()
+    };
+    let output = run(&tokens.path());
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "hello from afar\n42\n"
+    );
+    let wrong = TokenFile::new("not-the-servers-token-0000\n");
+    let output = run(&wrong.path());
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("unauthorized"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
