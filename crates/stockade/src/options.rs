@@ -365,10 +365,10 @@ impl SessionOptions {
 
     /// Checks every option, naming the first one that is out of range.
     pub(crate) fn validate(&self) -> Result<(), String> {
-        if let Some(remote) = &self.remote {
-            if remote.url.is_empty() {
-                return Err("token is for a remote session: give remote= its ws:// URL too".into());
-            }
+        if let Some(remote) = &self.remote
+            && remote.url.is_empty()
+        {
+            return Err("token is for a remote session: give remote= its ws:// URL too".into());
         }
         if self.request_timeout.is_zero() {
             return Err("request_timeout must be greater than zero".into());
