@@ -97,6 +97,23 @@ impl Server {
         (status, body)
     }
 
+    /// Waits until `/metrics` holds every line of `lines`; panics with
+    /// the last text after ten seconds.
+    pub fn metrics_show(&self, lines: &[&str]) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let (_, metrics) = self.get("/metrics");
+            if lines.iter().all(|line| metrics.contains(line)) {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "/metrics never showed {lines:?}:\n{metrics}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// The workers the server runs now: its children forked from a
     /// template (each the server's child), whose first thread is a copy of
     /// the template's session thread, and named so.
