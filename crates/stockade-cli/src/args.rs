@@ -97,6 +97,10 @@ pub struct SessionArgs {
     /// bearer token for --remote.
     #[arg(long, value_name = "FILE", requires = "remote", value_parser = parse_token_file)]
     token_file: Option<Token>,
+    /// Certificates (PEM) trusted for a wss:// --remote besides the
+    /// system's roots: a private CA's.
+    #[arg(long, value_name = "FILE", requires = "remote")]
+    remote_ca: Option<PathBuf>,
     #[command(flatten)]
     python: PythonArgs,
     #[command(flatten)]
@@ -168,6 +172,9 @@ impl SessionArgs {
         if let Some(url) = &self.remote {
             let token = self.token_file.as_ref().map(|token| token.0.clone());
             options = options.remote(url.clone(), token);
+            if let Some(ca) = &self.remote_ca {
+                options = options.remote_ca(ca);
+            }
         }
         self.python.apply(options)
     }

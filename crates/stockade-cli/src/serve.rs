@@ -1,6 +1,7 @@
 //! `stockade serve`: sandboxed sessions for remote clients over WebSocket
 //! (the server lives in the stockade-server crate; this is its command
-//! line). Prints `listening on ws://ADDR` once it takes connections.
+//! line). Prints `listening on ws://ADDR` (or `wss://`) once it takes
+//! connections.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -17,8 +18,8 @@ use crate::exit;
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// Address to listen on; plain WebSocket is served on loopback only
-    /// unless --insecure is given. Port 0 picks a free one.
+    /// Address to listen on; without --tls-cert, plain WebSocket is served
+    /// on loopback only unless --insecure is given. Port 0 picks a free one.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7341")]
     listen: SocketAddr,
     /// File of bearer tokens, one a line (blank lines and # comments
@@ -26,6 +27,12 @@ pub struct ServeArgs {
     /// Required off loopback; without it on loopback anyone local connects.
     #[arg(long, value_name = "FILE")]
     tokens: Option<PathBuf>,
+    /// The certificate chain to serve TLS (wss://) with, PEM.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert, PEM.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
     /// Serve plain WebSocket on an address other than loopback (behind a
     /// proxy that terminates TLS).
     #[arg(long)]
@@ -68,6 +75,7 @@ pub fn serve(args: ServeArgs) -> i32 {
     let config = ServeConfig {
         listen: args.listen,
         tokens: args.tokens,
+        tls: args.tls_cert.zip(args.tls_key),
         insecure: args.insecure,
         max_sessions: args.max_sessions,
         max_sessions_per_token: args.max_sessions_per_token.unwrap_or(args.max_sessions),
@@ -84,9 +92,9 @@ pub fn serve(args: ServeArgs) -> i32 {
             max_threads: stockade::SessionOptions::DEFAULT_MAX_THREADS,
         },
     };
-    let announce = |addr: SocketAddr| {
+    let announce = |url: &str| {
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "stockade serve: listening on ws://{addr}");
+        let _ = writeln!(out, "stockade serve: listening on {url}");
         let _ = out.flush();
     };
     match run(config, announce) {

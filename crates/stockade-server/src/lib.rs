@@ -13,6 +13,7 @@
 mod capacity;
 mod connection;
 mod metrics;
+mod tls;
 mod tokens;
 
 use std::net::SocketAddr;
@@ -44,6 +45,8 @@ pub struct ServeConfig {
     pub listen: SocketAddr,
     /// The bearer-token file; None lets every caller in (loopback only).
     pub tokens: Option<PathBuf>,
+    /// The certificate chain and private key (PEM) to serve TLS with.
+    pub tls: Option<(PathBuf, PathBuf)>,
     /// Serve plain WebSocket on an address other than loopback.
     pub insecure: bool,
     pub max_sessions: usize,
@@ -66,6 +69,8 @@ impl ServeConfig {
 pub enum ServeError {
     #[error("the token file {file}: {why}")]
     Tokens { file: PathBuf, why: String },
+    #[error("TLS: {file}: {why}")]
+    Tls { file: PathBuf, why: String },
     #[error("{0}")]
     Refused(String),
     #[error("cannot listen on {addr}: {source}")]
@@ -104,12 +109,16 @@ impl Server {
 }
 
 /// Runs the server until SIGTERM (or SIGINT) and its drain are over.
-/// `announce` is told the address once the server listens.
-pub fn run(config: ServeConfig, announce: impl FnOnce(SocketAddr)) -> Result<(), ServeError> {
+/// `announce` is told the URL once the server listens.
+pub fn run(config: ServeConfig, announce: impl FnOnce(&str)) -> Result<(), ServeError> {
     let loopback = config.listen.ip().is_loopback();
-    if !loopback && !config.insecure {
+    let tls = match &config.tls {
+        Some((cert, key)) => Some(tls::config(cert, key)?),
+        None => None,
+    };
+    if tls.is_none() && !loopback && !config.insecure {
         return Err(ServeError::Refused(format!(
-            "{} is not a loopback address: this build serves plain WebSocket only, which anyone on the path can read; pass --insecure to serve it there anyway (behind a TLS-terminating proxy)",
+            "{} is not a loopback address: plain WebSocket can be read by anyone on the path; give --tls-cert and --tls-key, or pass --insecure to serve plain there anyway (behind a proxy that terminates TLS)",
             config.listen
         )));
     }
@@ -137,7 +146,7 @@ pub fn run(config: ServeConfig, announce: impl FnOnce(SocketAddr)) -> Result<(),
         .thread_name("stockade-serve")
         .build()
         .map_err(ServeError::Runtime)?;
-    runtime.block_on(serve(server, config, announce))
+    runtime.block_on(serve(server, config, tls, announce))
 }
 
 /// Starts one worker with the server's sandbox before listening, so a
@@ -155,7 +164,8 @@ fn check_workers(policy: &RelayPolicy) -> Result<(), ServeError> {
 async fn serve(
     server: Arc<Server>,
     config: ServeConfig,
-    announce: impl FnOnce(SocketAddr),
+    tls: Option<Arc<rustls::ServerConfig>>,
+    announce: impl FnOnce(&str),
 ) -> Result<(), ServeError> {
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
@@ -170,13 +180,25 @@ async fn serve(
         .route("/metrics", get(metrics))
         .route(SESSION_PATH, get(upgrade))
         .with_state(Arc::clone(&server));
-    announce(local);
     let drained = Arc::clone(&server);
     let grace = config.grace;
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move { drain(drained, grace).await })
-        .await
-        .map_err(ServeError::Runtime)
+    let shutdown = async move { drain(drained, grace).await };
+    match tls {
+        Some(tls) => {
+            let listener = tls::TlsListener::new(listener, tls).map_err(ServeError::Runtime)?;
+            announce(&format!("wss://{local}"));
+            axum::serve(listener, app)
+                .with_graceful_shutdown(shutdown)
+                .await
+        }
+        None => {
+            announce(&format!("ws://{local}"));
+            axum::serve(listener, app)
+                .with_graceful_shutdown(shutdown)
+                .await
+        }
+    }
+    .map_err(ServeError::Runtime)
 }
 
 /// Waits for SIGTERM or SIGINT, then: no new sessions; running ones go

@@ -69,6 +69,7 @@ pub const SESSION_OPTIONS: &[&str] = &[
     "modules",
     "remote",
     "token",
+    "remote_ca",
 ];
 
 /// The names [`CheckoutOptions::set`] takes: the limits only the parent
@@ -229,6 +230,10 @@ impl SessionOptions {
                 let token = v.text()?.to_owned();
                 self.remote.get_or_insert_with(Default::default).token = Some(token);
             }
+            "remote_ca" => {
+                let file = v.text()?.into();
+                self.remote.get_or_insert_with(Default::default).ca_file = Some(file);
+            }
             _ => return Err(unknown(key, SESSION_OPTIONS)),
         }
         Ok(())
@@ -281,6 +286,7 @@ mod tests {
                 "worker" | "python" => OptionValue::Str("/bin/true".into()),
                 "remote" => OptionValue::Str("ws://127.0.0.1:7341".into()),
                 "token" => OptionValue::Str("a-token-of-sixteen".into()),
+                "remote_ca" => OptionValue::Str("/etc/ssl/certs/ca-certificates.crt".into()),
                 "engine" => OptionValue::Str("quickjs".into()),
                 "site_packages" => OptionValue::List(vec!["/usr".into()]),
                 "sandbox" => OptionValue::Str("require".into()),

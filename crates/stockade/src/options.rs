@@ -283,7 +283,15 @@ impl SessionOptions {
         self.remote = Some(crate::remote::Remote {
             url: url.into(),
             token,
+            ca_file: None,
         });
+        self
+    }
+
+    /// Trusts the certificates in `file` (PEM) for a `wss://` remote,
+    /// besides the system's roots: a private CA's.
+    pub fn remote_ca(mut self, file: impl Into<PathBuf>) -> Self {
+        self.remote.get_or_insert_with(Default::default).ca_file = Some(file.into());
         self
     }
 
@@ -368,7 +376,10 @@ impl SessionOptions {
         if let Some(remote) = &self.remote
             && remote.url.is_empty()
         {
-            return Err("token is for a remote session: give remote= its ws:// URL too".into());
+            return Err(
+                "token and remote_ca are for a remote session: give remote= its ws:// or wss:// URL too"
+                    .into(),
+            );
         }
         if self.request_timeout.is_zero() {
             return Err("request_timeout must be greater than zero".into());

@@ -26,8 +26,14 @@ pub struct Server {
 impl Server {
     /// Starts `stockade serve --listen 127.0.0.1:0` with `flags`.
     pub fn start(flags: &[&str]) -> Self {
+        Self::start_at("127.0.0.1:0", flags)
+    }
+
+    /// Starts `stockade serve --listen LISTEN` with `flags`; `url` and
+    /// `addr` reach it on loopback whatever it listens on.
+    pub fn start_at(listen: &str, flags: &[&str]) -> Self {
         let mut child = Command::new(STOCKADE)
-            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(["serve", "--listen", listen])
             .args(flags)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -44,17 +50,26 @@ impl Server {
             .strip_prefix("stockade serve: listening on ")
             .unwrap_or_else(|| panic!("unexpected first line from the server: {line:?}"))
             .to_owned();
-        let addr = url.trim_start_matches("ws://").to_owned();
+        let url = url.replace("0.0.0.0", "127.0.0.1");
+        let addr = url
+            .split_once("://")
+            .map_or(url.as_str(), |(_, addr)| addr)
+            .to_owned();
         Self { child, url, addr }
     }
 
     /// Starts a server whose token file holds `TOKEN`.
     pub fn with_tokens(flags: &[&str]) -> (Self, TokenFile) {
+        Self::with_tokens_at("127.0.0.1:0", flags)
+    }
+
+    /// Starts a server on `listen` whose token file holds `TOKEN`.
+    pub fn with_tokens_at(listen: &str, flags: &[&str]) -> (Self, TokenFile) {
         let file = TokenFile::new(&format!("# tests\n{TOKEN}\n"));
         let path = file.path();
         let mut all = vec!["--tokens", path.as_str()];
         all.extend_from_slice(flags);
-        (Self::start(&all), file)
+        (Self::start_at(listen, &all), file)
     }
 
     pub fn pid(&self) -> u32 {

@@ -6,6 +6,7 @@
 
 use std::io::ErrorKind as IoKind;
 use std::net::{TcpStream, ToSocketAddrs};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use stockade_wire::{
@@ -20,6 +21,10 @@ use tungstenite::{HandshakeError, Message, WebSocket};
 
 use crate::error::{ConfigurationKind, CrashInfo, Error, TimeLimit};
 use crate::process::{ExitInfo, RecvError, SendError, decode};
+
+mod stream;
+
+use stream::Stream;
 
 /// The header the session names its request timeout in, in milliseconds
 /// (the server's `REQUEST_TIMEOUT_HEADER`).
@@ -36,6 +41,9 @@ pub struct Remote {
     pub url: String,
     /// The bearer token the server checks; None sends none.
     pub token: Option<String>,
+    /// Certificates (PEM) trusted for `wss://` besides the system's roots:
+    /// a private CA's.
+    pub ca_file: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for Remote {
@@ -44,6 +52,7 @@ impl std::fmt::Debug for Remote {
         f.debug_struct("Remote")
             .field("url", &self.url)
             .field("token", &self.token.as_ref().map(|_| "<set>"))
+            .field("ca_file", &self.ca_file)
             .finish()
     }
 }
@@ -51,7 +60,7 @@ impl std::fmt::Debug for Remote {
 /// The client end of a remote session's connection.
 #[derive(Debug)]
 pub(crate) struct RemoteWorker {
-    socket: WebSocket<TcpStream>,
+    socket: WebSocket<Stream>,
     limits: WireLimits,
     /// What the server said of the worker's end.
     end: Option<RemoteEnd>,
@@ -71,12 +80,15 @@ impl RemoteWorker {
     ) -> Result<Self, Error> {
         let url = remote.url.clone();
         let mut request = url.as_str().into_client_request().map_err(|err| {
-            Error::invalid_option(format!("remote: {url:?} is not a ws:// URL: {err}"))
+            Error::invalid_option(format!(
+                "remote: {url:?} is not a ws:// or wss:// URL: {err}"
+            ))
         })?;
         let uri = request.uri().clone();
-        let (host, port) = endpoint(&uri, &url)?;
+        let (host, port, tls) = endpoint(&uri, &url)?;
         if uri.path() == "/" || uri.path().is_empty() {
-            let path: Uri = format!("ws://{host}:{port}{SESSION_PATH}")
+            let scheme = if tls { "wss" } else { "ws" };
+            let path: Uri = format!("{scheme}://{}{SESSION_PATH}", authority(&uri, &host, port))
                 .parse()
                 .map_err(|err| Error::invalid_option(format!("remote: {url:?}: {err}")))?;
             *request.uri_mut() = path;
@@ -105,6 +117,11 @@ impl RemoteWorker {
         stream
             .set_read_timeout(Some(CONNECT_TIMEOUT))
             .map_err(unreachable)?;
+        let stream = if tls {
+            Stream::tls(stream, &host, remote.ca_file.as_deref())?
+        } else {
+            Stream::Plain(stream)
+        };
         let config = socket_config(&limits);
         let (socket, _) = tungstenite::client::client_with_config(request, stream, Some(config))
             .map_err(|err| match err {
@@ -159,7 +176,8 @@ impl RemoteWorker {
         let remaining = deadline.saturating_duration_since(Instant::now());
         let _ = self
             .socket
-            .get_mut()
+            .get_ref()
+            .tcp()
             .set_write_timeout(Some(remaining.max(Duration::from_millis(1))));
         match self.socket.send(Message::Binary(frame.to_vec().into())) {
             Ok(()) => Ok(()),
@@ -190,7 +208,7 @@ impl RemoteWorker {
                 }
                 None => None,
             };
-            let _ = self.socket.get_mut().set_read_timeout(wait);
+            let _ = self.socket.get_ref().tcp().set_read_timeout(wait);
             match self.socket.read() {
                 Ok(Message::Binary(bytes)) => match self.frame(&bytes) {
                     Some(result) => return result,
@@ -271,7 +289,11 @@ impl RemoteWorker {
     /// Ends the connection; the server kills the worker when it sees that.
     pub(crate) fn kill(&mut self) -> ExitInfo {
         if self.alive() && self.owned() {
-            let _ = self.socket.get_mut().set_write_timeout(Some(END_GRACE));
+            let _ = self
+                .socket
+                .get_ref()
+                .tcp()
+                .set_write_timeout(Some(END_GRACE));
             // A Close first, so that a session between turns ends cleanly
             // (its worker exits 0); mid-turn, the server sees the
             // connection go and kills the worker.
@@ -280,7 +302,11 @@ impl RemoteWorker {
             }
             let _ = self.socket.close(None);
             let _ = self.socket.flush();
-            let _ = self.socket.get_ref().shutdown(std::net::Shutdown::Both);
+            let _ = self
+                .socket
+                .get_ref()
+                .tcp()
+                .shutdown(std::net::Shutdown::Both);
             self.gone = Some("the session ended its connection".into());
         }
         self.exit()
@@ -358,27 +384,33 @@ pub(crate) fn socket_config(limits: &WireLimits) -> WebSocketConfig {
         .max_frame_size(Some(most))
 }
 
-fn endpoint(uri: &Uri, url: &str) -> Result<(String, u16), Error> {
-    match uri.scheme_str() {
-        Some("ws") => {}
-        Some("wss") => {
-            return Err(Error::invalid_option(format!(
-                "remote: {url:?}: wss:// is not supported by this build yet; use ws:// on a trusted network"
-            )));
-        }
+/// The host, port and whether the connection is TLS (`wss://`).
+fn endpoint(uri: &Uri, url: &str) -> Result<(String, u16, bool), Error> {
+    let tls = match uri.scheme_str() {
+        Some("ws") => false,
+        Some("wss") => true,
         _ => {
             return Err(Error::invalid_option(format!(
-                "remote: {url:?} is not a ws:// URL"
+                "remote: {url:?} is not a ws:// or wss:// URL"
             )));
         }
-    }
+    };
     let host = uri
         .host()
         .ok_or_else(|| Error::invalid_option(format!("remote: {url:?} names no host")))?
         .trim_start_matches('[')
         .trim_end_matches(']')
         .to_owned();
-    Ok((host, uri.port_u16().unwrap_or(80)))
+    let port = uri.port_u16().unwrap_or(if tls { 443 } else { 80 });
+    Ok((host, port, tls))
+}
+
+/// `host:port` as a URL writes it (an IPv6 address in brackets).
+fn authority(uri: &Uri, host: &str, port: u16) -> String {
+    match uri.host() {
+        Some(written) if written.starts_with('[') => format!("[{host}]:{port}"),
+        _ => format!("{host}:{port}"),
+    }
 }
 
 /// A refusal before the upgrade, by its status.
