@@ -2,6 +2,9 @@
 //! the directories its host mounted, in each mode, and reaches nothing
 //! outside them, whatever it or anyone else does to the paths.
 
+#[macro_use]
+mod engines;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -41,28 +44,13 @@ impl Drop for Scratch {
 }
 
 fn python_with(engine: Interpreter, mounts: Vec<Mount>) -> Session {
-    let mut options = SessionOptions::new(Language::Python).engine(engine);
+    let mut options =
+        engines::remote::maybe_remote(SessionOptions::new(Language::Python).engine(engine));
     options.mounts = mounts;
     Session::new(options).unwrap()
 }
 
-/// One test per Python engine: the same guest code, the same host table.
-macro_rules! on_both_python_engines {
-    ($($name:ident),* $(,)?) => {$(
-        mod $name {
-            #[test]
-            fn monty() {
-                super::$name(stockade::Interpreter::Monty)
-            }
-            #[test]
-            fn cpython() {
-                super::$name(stockade::Interpreter::CPython)
-            }
-        }
-    )*};
-}
-
-on_both_python_engines!(
+on_both_python_engines_and_remote!(
     a_read_only_mount_serves_a_csv_and_refuses_writes,
     a_read_write_mount_writes_through_to_the_host,
     overlay_writes_last_the_session_and_never_reach_the_host,

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use stockade::{Error, Interpreter, Language, Session, SessionOptions, TimeLimit, Value};
 
 fn options(engine: Interpreter) -> SessionOptions {
-    SessionOptions::new(Language::Python).engine(engine)
+    engines::remote::maybe_remote(SessionOptions::new(Language::Python).engine(engine))
 }
 
 fn next_session_works() {
@@ -240,7 +240,7 @@ fn invalid_options_are_configuration_errors_naming_the_option() {
     );
 }
 
-on_both_python_engines!(
+on_both_python_engines_and_remote!(
     a_busy_loop_trips_max_duration_and_the_session_stays_out_of_time,
     the_guest_cannot_catch_the_time_limit,
     max_duration_is_cumulative_across_feeds,

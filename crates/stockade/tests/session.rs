@@ -1,5 +1,6 @@
 //! Sessions on real workers: state, inputs, host functions, lookups, prints
-//! and values, each on both Python engines (CPython and monty).
+//! and values, each on both Python engines (CPython and monty), and most of
+//! them also on a loopback server of sessions.
 
 #[macro_use]
 mod engines;
@@ -13,7 +14,7 @@ use stockade::{
 };
 
 fn options(engine: Interpreter) -> SessionOptions {
-    SessionOptions::new(Language::Python).engine(engine)
+    engines::remote::maybe_remote(SessionOptions::new(Language::Python).engine(engine))
 }
 
 fn python(engine: Interpreter) -> Session {
@@ -699,7 +700,8 @@ fn a_line_printed_before_a_hang_reaches_the_host(engine: Interpreter) {
     assert_eq!(*printed.lock().unwrap(), "before the hang\n");
 }
 
-on_both_python_engines!(
+// Each also on a loopback server of sessions (`engines/remote.rs`).
+on_both_python_engines_and_remote!(
     a_line_printed_before_a_hang_reaches_the_host,
     state_persists_across_feeds,
     the_trailing_expression_is_the_result,
@@ -717,19 +719,24 @@ on_both_python_engines!(
     output_only_values_are_refused_as_inputs_naming_the_path,
     a_host_function_result_too_deep_for_the_wire_is_a_catchable_error_in_the_guest,
     a_syntax_error_is_its_own_error_and_the_session_lives,
-    the_worker_starts_with_an_empty_environment,
     the_worker_reports_itself_in_ready,
     elapsed_guest_time_is_reported,
-    closing_a_session_ends_its_worker,
     a_large_print_arrives_whole_and_in_order,
     an_input_name_that_is_not_an_identifier_is_refused_and_the_session_lives,
-    a_default_session_runs_under_every_sandbox_layer_as_nobody,
-    require_mode_starts_on_this_kernel_and_off_mode_applies_nothing,
     host_function_errors_are_redacted_by_default_keeping_their_class,
     max_host_calls_ends_the_feed_uncatchably_and_the_session_lives,
     a_sync_host_function_past_max_host_wait_is_a_timeout_in_the_guest,
     output_past_max_output_bytes_is_cut_with_a_marker,
-    an_interrupt_check_kills_a_running_worker_and_loses_the_session,
     an_unregistered_function_the_guest_still_holds_raises_name_error,
+);
+
+// These look at the worker process itself, or ask for a sandbox a server
+// would not give: local sessions only.
+on_both_python_engines!(
+    the_worker_starts_with_an_empty_environment,
+    closing_a_session_ends_its_worker,
+    a_default_session_runs_under_every_sandbox_layer_as_nobody,
+    require_mode_starts_on_this_kernel_and_off_mode_applies_nothing,
+    an_interrupt_check_kills_a_running_worker_and_loses_the_session,
     a_later_worker_skips_the_seccomp_test_fire_an_earlier_one_verified,
 );
