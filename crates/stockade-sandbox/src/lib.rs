@@ -102,7 +102,8 @@ pub fn apply(config: &SandboxConfig) -> Result<Report, SandboxError> {
     // Started as root, the worker clones the trees now, while it may still
     // pass directories only root may enter (an interpreter under /root);
     // once it is nobody it could not. Any other worker clones them inside
-    // its own namespace.
+    // its own namespace, and so does root that may not clone here (root in
+    // a container, without CAP_SYS_ADMIN).
     let early = (rustix::process::geteuid().is_root()
         && !readable.is_empty()
         && config.wants(Layer::Namespaces))

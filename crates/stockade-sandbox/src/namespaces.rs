@@ -20,7 +20,8 @@ const SPARE_INODES: usize = 16;
 
 /// Enters new namespaces and pivots into an empty root in which only the
 /// `readable` paths (normalised by [`readable::normalise`]) exist.
-/// `cloned` holds the trees when they were cloned before the namespaces.
+/// `cloned` holds the trees when they were cloned before the namespaces
+/// (or why they could not be, and they are cloned inside them instead).
 pub fn isolate(
     req: &mut Requirement,
     readable: &[PathBuf],
@@ -50,13 +51,14 @@ pub fn isolate(
         )?;
         return req.unavailable(Layer::EmptyRoot, "needs the user namespace's id map");
     }
-    // A guest that may ask (`uname`) learns this name, not the host's.
+    // A guest that may ask (`uname`) learns this name, not the host's. A
+    // container's seccomp profile may refuse it (podman's default does,
+    // without CAP_SYS_ADMIN): the namespace is the worker's all the same,
+    // holding the name it was made with, the container's.
     if let Err(err) = rustix::system::sethostname(b"stockade") {
-        req.unavailable(
-            Layer::Namespaces,
-            format!("cannot name the UTS namespace: {err}"),
-        )?;
-        return req.unavailable(Layer::EmptyRoot, "needs the namespaces");
+        req.note(format!(
+            "host name: the container's (naming the UTS namespace was refused: {err})"
+        ));
     }
     req.applied(Layer::Namespaces);
     match empty_root(readable, hidden, cloned) {
@@ -98,8 +100,12 @@ fn empty_root(
         .find(|dir| std::path::Path::new(dir).is_dir())
         .ok_or("no directory to mount the empty root on")?;
     // Cloned before the tmpfs covers `base`, which may hold one of them.
+    // Root without CAP_SYS_ADMIN (in a container) cannot clone them before
+    // the namespaces; inside them it can, where nobody may read them.
     let trees = match cloned {
-        Some(trees) => trees?,
+        Some(Ok(trees)) => trees,
+        Some(Err(early)) => readable::clone_trees(readable)
+            .map_err(|late| format!("{late} (and before the namespaces: {early})"))?,
         None => readable::clone_trees(readable)?,
     };
     let flags = MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC;
