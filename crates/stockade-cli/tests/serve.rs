@@ -281,7 +281,7 @@ fn sigterm_drains_running_sessions_then_ends_them() {
     assert_eq!(session.run("x + 1").unwrap(), Value::Int(6));
     std::thread::sleep(Duration::from_millis(3300));
     match session.run("x") {
-        Err(Error::Disconnected(text)) => assert!(text.contains("shutting down"), "{text}"),
+        Err(Error::ServerShutdown(text)) => assert!(text.contains("shutting down"), "{text}"),
         other => panic!("a session outlived the drain: {other:?}"),
     }
 }

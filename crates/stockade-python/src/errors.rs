@@ -107,6 +107,10 @@ pub fn to_pyerr(py: Python<'_>, err: Error, interrupted: Option<PyErr>) -> PyErr
             "disconnected"
         }
         Error::Unauthorized(_) => "unauthorized",
+        Error::ServerShutdown(detail) => {
+            set("detail", pyo3::types::PyString::new(py, detail).into_any());
+            "server_shutdown"
+        }
         Error::OverCapacity(_) => "over_capacity",
         Error::ResultTooLarge { limit } => {
             set("limit", pyo3::types::PyInt::new(py, *limit).into_any());

@@ -121,3 +121,23 @@ def test_sessions_past_the_servers_capacity_raise_over_capacity(tmp_path):
                 stockade.Sandbox("javascript", remote=server.url, token=TOKEN)
     finally:
         server.stop()
+
+
+def test_a_sandbox_its_server_shut_down_carries_its_dump_to_go_on_elsewhere(tmp_path):
+    server = Server(tmp_path, "--grace", "1")
+    key, context = b"k" * 32, "a conversation"
+    try:
+        sandbox = stockade.Sandbox("python", engine="monty", remote=server.url, token=TOKEN,
+                                   dump_keys=[key], dump_context=context)
+        sandbox.run("x = 41")
+        server.process.terminate()
+        time.sleep(2.5)
+        with pytest.raises(stockade.ServerShutdown, match="shutting down") as ended:
+            sandbox.run("x")
+        assert isinstance(ended.value, stockade.Disconnected)
+        assert ended.value.dump
+        with stockade.Sandbox.restore(ended.value.dump, "python", engine="monty",
+                                      dump_keys=[key], dump_context=context) as here:
+            assert here.run("x + 1") == 42
+    finally:
+        server.stop()

@@ -203,9 +203,9 @@ fn relay(
                 server.metrics.disconnected();
                 return;
             }
-            Waited::Shutdown => worker.end(
-                EndCause::Shutdown,
-                "the server is shutting down; start the session again elsewhere".into(),
+            Waited::Shutdown => worker.shut_down(
+                "the server is shutting down; go on elsewhere (from a dump of the session where its engine allows one)"
+                    .into(),
             ),
         };
         tell(to_client, server, &ended);

@@ -55,6 +55,10 @@ pub struct RemoteEnd {
     pub detail: Option<String>,
     /// The limit that ran out, for the timeouts, in microseconds.
     pub limit_us: Option<u64>,
+    /// For a shutdown: the image the worker made of its session just
+    /// before (engines that image themselves), from which the client can
+    /// make a dump and go on elsewhere.
+    pub image: Option<Vec<u8>>,
 }
 
 /// Encodes a [`RemoteEnd`] as a whole frame (header included).
@@ -72,6 +76,13 @@ pub fn encode_remote_end(end: &RemoteEnd, limits: &WireLimits) -> Result<Vec<u8>
         None => w.bool(false),
     }
     w.opt_u64(end.limit_us);
+    match &end.image {
+        Some(image) => {
+            w.bool(true);
+            w.bytes(image)?;
+        }
+        None => w.bool(false),
+    }
     finish_frame(w, limits)
 }
 
@@ -94,6 +105,7 @@ pub fn decode_remote_end(payload: &[u8], limits: &WireLimits) -> Result<RemoteEn
         signal: r.opt(Reader::i32)?,
         detail: r.opt(|r| r.str_capped("end detail", MAX_END_DETAIL))?,
         limit_us: r.opt_u64()?,
+        image: r.opt(Reader::bytes)?,
     };
     r.finish()?;
     Ok(end)
@@ -134,6 +146,7 @@ mod tests {
             signal: Some(9),
             detail: Some("é".repeat(MAX_END_DETAIL)),
             limit_us: Some(1_000_000),
+            image: Some(vec![1, 2, 3]),
         };
         let frame = encode_remote_end(&end, &limits).unwrap();
         let payload = &frame[crate::FRAME_HEADER_LEN..];
@@ -142,6 +155,7 @@ mod tests {
         assert_eq!(back.cause, end.cause);
         assert_eq!(back.signal, Some(9));
         assert!(back.detail.unwrap().len() <= MAX_END_DETAIL);
+        assert_eq!(back.image, Some(vec![1, 2, 3]));
         assert!(crate::decode_response(payload, &limits).is_err());
     }
 
@@ -154,6 +168,7 @@ mod tests {
             signal: None,
             detail: None,
             limit_us: None,
+            image: None,
         };
         let frame = encode_remote_end(&end, &limits).unwrap();
         let payload = &frame[crate::FRAME_HEADER_LEN..];

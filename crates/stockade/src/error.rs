@@ -144,6 +144,7 @@ pub enum ErrorKind {
     Disconnected,
     Unauthorized,
     OverCapacity,
+    ServerShutdown,
     Conversion,
     Configuration,
     Protocol,
@@ -182,6 +183,12 @@ pub enum Error {
     /// A remote worker's connection went away; the session is lost.
     #[error("disconnected: {0}")]
     Disconnected(String),
+    /// The server of a remote session shut down and ended it. The session
+    /// is lost, but `Session::dump` still makes its dump (from the image
+    /// the server sent, or the session's journal) where its engine allows
+    /// one, to restore here or on another server.
+    #[error("server shutdown: {0}")]
+    ServerShutdown(String),
     /// A server of sessions refused the token (or the lack of one).
     #[error("unauthorized: {0}")]
     Unauthorized(String),
@@ -281,6 +288,7 @@ impl Error {
             Error::Disconnected(_) => ErrorKind::Disconnected,
             Error::Unauthorized(_) => ErrorKind::Unauthorized,
             Error::OverCapacity(_) => ErrorKind::OverCapacity,
+            Error::ServerShutdown(_) => ErrorKind::ServerShutdown,
             Error::Conversion(_) => ErrorKind::Conversion,
             Error::Configuration(_) => ErrorKind::Configuration,
             Error::Protocol(_) => ErrorKind::Protocol,
@@ -297,7 +305,7 @@ impl Error {
     pub fn loses_session(&self) -> bool {
         match self {
             Error::Crashed(_) | Error::Disconnected(_) | Error::Interrupted => true,
-            Error::Unauthorized(_) | Error::OverCapacity(_) => true,
+            Error::Unauthorized(_) | Error::OverCapacity(_) | Error::ServerShutdown(_) => true,
             Error::Forked { .. } => true,
             Error::Timeout { limit, .. } => *limit == TimeLimit::RequestTimeout,
             Error::Memory { worker_died, .. } => *worker_died,

@@ -146,6 +146,14 @@ impl Link {
         }
     }
 
+    /// The image a server sent with a shutdown, for a remote worker.
+    pub(crate) fn shutdown_image(&self) -> Option<Vec<u8>> {
+        match self {
+            Link::Local(_) => None,
+            Link::Remote(remote) => remote.shutdown_image(),
+        }
+    }
+
     /// For a remote worker whose end the server named (or whose connection
     /// went away), the session's error; None for a local worker, or a
     /// remote one that exited by itself (named from its status).

@@ -89,6 +89,8 @@ impl Ended {
 #[derive(Debug)]
 pub struct RelayedWorker {
     session: Session,
+    /// The worker is between feeds (not suspended at a host call).
+    idle: bool,
 }
 
 impl RelayedWorker {
@@ -113,7 +115,13 @@ impl RelayedWorker {
         let mut session = Session::launch_from(options, true).map_err(|err| ended(&err))?;
         session.open_relay();
         let ready = session.ready_frame().map_err(|err| ended(&err))?;
-        Ok((Self { session }, ready))
+        Ok((
+            Self {
+                session,
+                idle: true,
+            },
+            ready,
+        ))
     }
 
     /// Relays one client frame (header included) and forwards the worker's
@@ -128,7 +136,10 @@ impl RelayedWorker {
             return Err(self.end(EndCause::Killed, format!("the client sent {why}")));
         }
         match self.session.relay(frame, forward) {
-            Ok(Relayed::Yielded) => Ok(()),
+            Ok(Relayed::Yielded { idle }) => {
+                self.idle = idle;
+                Ok(())
+            }
             Ok(Relayed::Closed) => Err(Ended {
                 fatal: None,
                 end: end(EndCause::Exited, Some(0), None, None, None),
@@ -141,6 +152,23 @@ impl RelayedWorker {
     /// client having gone: true kills the worker at once, mid-turn too.
     pub fn watch_client(&mut self, gone: impl FnMut() -> bool + Send + 'static) {
         self.session.set_interrupt(gone);
+    }
+
+    /// Ends the session because the server is shutting down: the worker,
+    /// when it is between feeds, is asked for its image first (engines that
+    /// image themselves), which the client is sent so that it can dump the
+    /// session and go on elsewhere; then it is killed.
+    pub fn shut_down(&mut self, detail: String) -> Ended {
+        // An image of a feed suspended at a host call would restore as
+        // idle: only a worker between feeds is imaged.
+        let image = if self.idle {
+            self.session.image_for_shutdown()
+        } else {
+            None
+        };
+        let mut ended = self.end(EndCause::Shutdown, detail);
+        ended.end.image = image;
+        ended
     }
 
     /// Kills the worker for `cause`; the end the client is told.
@@ -283,6 +311,7 @@ fn end(
         signal,
         detail,
         limit_us,
+        image: None,
     }
 }
 

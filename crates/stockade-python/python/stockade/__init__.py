@@ -12,7 +12,8 @@ result back as Python values.
 from ._errors import (ConfigurationError, ConversionError, CursorError, Disconnected,
                       DumpRejected, DumpVersionMismatch, GuestError, GuestSyntaxError,
                       MemoryLimitError, OverCapacity, ProtocolError, ReplayDiverged,
-                      ResultTooLarge, StockadeError, TimeLimitError, Unauthorized, WorkerCrashed)
+                      ResultTooLarge, ServerShutdown, StockadeError, TimeLimitError, Unauthorized,
+                      WorkerCrashed)
 from ._native import Mount, __version__
 from ._pool import CHECKOUT_OPTIONS, AsyncPool, Pool
 from ._progress import Complete, FunctionCall, NameLookup, PendingFutures
@@ -24,7 +25,8 @@ __all__ = [
     "ConversionError", "CursorError", "Cycle", "Disconnected", "DumpRejected", "DumpVersionMismatch",
     "ExecutionResult", "FunctionCall", "GuestError", "GuestSyntaxError", "Limits",
     "MemoryLimitError", "Mount", "NameLookup", "OverCapacity", "PendingFutures", "Pool",
-    "ProtocolError", "ReplayDiverged", "Repr", "ResultTooLarge", "Sandbox", "StockadeError",
+    "ProtocolError", "ReplayDiverged", "Repr", "ResultTooLarge", "Sandbox", "ServerShutdown",
+    "StockadeError",
     "TimeLimitError", "Unauthorized", "WorkerCrashed",
     "__version__", "run",
 ]

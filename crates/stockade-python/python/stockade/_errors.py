@@ -66,6 +66,15 @@ class Disconnected(WorkerCrashed):
     sandbox is lost and claims nothing about what its last run did."""
 
 
+class ServerShutdown(Disconnected):
+    """The server of a remote sandbox shut down and ended it. The sandbox is
+    lost; when it was made with dump_keys=, `.dump` holds a sealed dump of
+    it (where its engine allows one) that `Sandbox.restore` takes, here or
+    against another server."""
+
+    dump: Optional[bytes] = None
+
+
 class Unauthorized(StockadeError):
     """The server of sessions refused the token (or the lack of one)."""
 
@@ -167,6 +176,8 @@ def _from_native(kind: str, message: str, fields: dict) -> StockadeError:
         return MemoryLimitError(_sentence(message) + advice, **f)
     if kind == "crashed":
         return WorkerCrashed(_sentence(message) + " The sandbox is lost; start a new one.", **f)
+    if kind == "server_shutdown":
+        return ServerShutdown(_sentence(message) + " Restore its dump (.dump) elsewhere to go on.", **f)
     if kind == "disconnected":
         return Disconnected(_sentence(message) + " The sandbox is lost; start a new one.", **f)
     if kind == "unauthorized":

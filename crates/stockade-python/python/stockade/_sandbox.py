@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, T
 
 from . import _native
 from ._errors import (ConfigurationError, GuestError, MemoryLimitError, ResultTooLarge,
-                      StockadeError, TimeLimitError, WorkerCrashed)
+                      ServerShutdown, StockadeError, TimeLimitError, WorkerCrashed)
 from ._progress import Progress, _progress
 
 PrintCallback = Callable[[str, str], Any]
@@ -227,6 +227,18 @@ class _Base:
         self._functions[name] = function
         self._register(self._session(), name, function)
 
+    def _attach_dump(self, native: _native.NativeSession, shutdown: "ServerShutdown") -> None:
+        """A remote sandbox whose server shut down still dumps (from the
+        image the server sent, or its journal): the dump rides on the
+        exception when the sandbox was made with dump_keys=."""
+        if self._seal is None:
+            return
+        keys, context = self._seal
+        try:
+            shutdown.dump = native.dump(keys, context)
+        except StockadeError:
+            shutdown.dump = None
+
     def _sealing(self) -> Tuple[list, bytes]:
         if self._seal is None:
             raise ConfigurationError(
@@ -338,6 +350,9 @@ class Sandbox(_Base):
         added = self._bind_call_functions(native, functions)
         try:
             return native.run(code, dict(inputs) if inputs else None, print, max_result_bytes)
+        except ServerShutdown as shutdown:
+            self._attach_dump(native, shutdown)
+            raise
         finally:
             self._unbind_call_functions(native, added)
 
@@ -450,6 +465,9 @@ class AsyncSandbox(_Base):
             return await loop.run_in_executor(
                 None, native.run, code, dict(inputs) if inputs else None, print,
                 max_result_bytes)
+        except ServerShutdown as shutdown:
+            self._attach_dump(native, shutdown)
+            raise
         except (asyncio.CancelledError, KeyboardInterrupt):
             # The run goes on in the executor's thread until its worker is
             # killed: cancel it, so neither the worker nor the thread (which

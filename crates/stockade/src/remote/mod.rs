@@ -321,6 +321,14 @@ impl RemoteWorker {
             })
     }
 
+    /// The image the server sent with a shutdown, if it sent one.
+    pub(crate) fn shutdown_image(&self) -> Option<Vec<u8>> {
+        self.end
+            .as_ref()
+            .filter(|end| end.cause == EndCause::Shutdown)
+            .and_then(|end| end.image.clone())
+    }
+
     /// The server's own words on the worker's end.
     pub(crate) fn detail(&self) -> Option<String> {
         self.end.as_ref().and_then(|end| end.detail.clone())
@@ -360,9 +368,7 @@ impl RemoteWorker {
             EndCause::IdleTimeout => Some(Error::Disconnected(format!(
                 "the server ended the session, silent past its idle timeout: {detail}"
             ))),
-            EndCause::Shutdown => Some(Error::Disconnected(format!(
-                "the server is shutting down: {detail}"
-            ))),
+            EndCause::Shutdown => Some(Error::ServerShutdown(detail)),
         }
     }
 }

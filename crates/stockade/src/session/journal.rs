@@ -238,6 +238,23 @@ impl Journal {
         }
     }
 
+    /// The entries up to the end of the last feed that ended: a feed a
+    /// server's shutdown cut off never finished, and a replay must not
+    /// wait for its end.
+    pub(crate) fn finished_entries(&self) -> Vec<Entry> {
+        let end = self
+            .entries
+            .iter()
+            .rposition(|entry| {
+                matches!(
+                    entry.kind,
+                    EntryKind::Completed | EntryKind::Raised | EntryKind::Reseed
+                )
+            })
+            .map_or(0, |at| at + 1);
+        self.entries[..end].to_vec()
+    }
+
     /// Records an entry a replay re-sent or re-read.
     pub(crate) fn replayed(&mut self, entry: &Entry) {
         self.push(entry.kind, entry.frame.clone());

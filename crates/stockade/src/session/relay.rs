@@ -15,8 +15,9 @@ use super::{Reply, Session, Turn};
 /// How one relayed exchange ended.
 #[derive(Debug)]
 pub(crate) enum Relayed {
-    /// The worker handed the turn back (a reply, a suspension, a refusal).
-    Yielded,
+    /// The worker handed the turn back: idle between feeds (a reply, a
+    /// refusal), or not (suspended at a host call, a lookup, an await).
+    Yielded { idle: bool },
     /// The client asked the worker to close, and it did.
     Closed,
 }
@@ -71,6 +72,13 @@ impl Session {
                 self.elapsed = Duration::from_micros(us);
             }
             let hands_back = !matches!(response, Response::Print { .. } | Response::Clock { .. });
+            let idle = !matches!(
+                response,
+                Response::Call { .. }
+                    | Response::Lookup { .. }
+                    | Response::Await { .. }
+                    | Response::OsCall { .. }
+            );
             let encoded = encode_response(&response, &self.wire).map_err(|err| {
                 self.broken(format!("the worker's message cannot be relayed: {err}"))
             })?;
@@ -84,7 +92,7 @@ impl Session {
                 return Err(self.fatal(message));
             }
             if hands_back {
-                return Ok(Relayed::Yielded);
+                return Ok(Relayed::Yielded { idle });
             }
         }
     }

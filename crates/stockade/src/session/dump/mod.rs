@@ -85,10 +85,16 @@ impl Session {
     /// The session as sealed bytes: between feeds, or suspended at a cursor
     /// (the dump then holds the cursor, which a restored session announces
     /// again). The session is unaffected and goes on.
+    ///
+    /// A remote session its server ended by shutting down
+    /// (`Error::ServerShutdown`) is lost, yet dumps all the same: from the
+    /// image the server sent of it, or from its journal.
     pub fn dump(&mut self, seal_with: &DumpSeal) -> Result<Vec<u8>, Error> {
-        if let Some(err) = &self.lost {
-            return Err(err.clone());
-        }
+        let shutdown_image = match &self.lost {
+            Some(Error::ServerShutdown(_)) => Some(self.worker.shutdown_image()),
+            Some(err) => return Err(err.clone()),
+            None => None,
+        };
         if !self.worker.owned() {
             return Err(Error::Forked {
                 owner: self.worker.owner(),
@@ -96,7 +102,15 @@ impl Session {
         }
         let engine = self.options.interpreter();
         let (image, journal) = if images(engine) {
-            (self.snapshot()?, None)
+            match shutdown_image {
+                None => (self.snapshot()?, None),
+                Some(Some(image)) => (image, None),
+                Some(None) => {
+                    return Err(self.lost.clone().unwrap_or_else(|| {
+                        Error::ServerShutdown("the server sent no image".into())
+                    }));
+                }
+            }
         } else {
             match &self.journal {
                 Some(journal) => match journal.broken() {
@@ -104,6 +118,11 @@ impl Session {
                         return Err(Error::invalid_option(format!(
                             "this session cannot be dumped: {why}"
                         )));
+                    }
+                    // A feed the shutdown cut off is left out: the dump
+                    // is the session as it was before it.
+                    None if shutdown_image.is_some() => {
+                        (Vec::new(), Some((journal.seed, journal.finished_entries())))
                     }
                     None => (Vec::new(), Some((journal.seed, journal.entries.clone()))),
                 },
@@ -151,6 +170,16 @@ impl Session {
             )),
             other => Error::Conversion(other.to_string()),
         })
+    }
+
+    /// The worker's image, for a server ending the session (`relay.rs`):
+    /// None when its engine keeps no image (a journaled session's client
+    /// holds the journal) or the worker cannot give one.
+    pub(crate) fn image_for_shutdown(&mut self) -> Option<Vec<u8>> {
+        if !images(self.options.interpreter()) || self.lost.is_some() {
+            return None;
+        }
+        self.snapshot().ok()
     }
 
     /// Asks the worker for its image, idle or suspended (a suspended
