@@ -46,9 +46,18 @@ pub struct ServeArgs {
     /// Seconds a session may wait for its client's next message.
     #[arg(long, value_name = "S", default_value = "300", value_parser = parse_seconds)]
     idle_timeout: Duration,
-    /// Seconds SIGTERM lets running sessions go on before ending them.
+    /// Seconds SIGTERM lets running sessions go on before ending them (a
+    /// turn running then still finishes, within --request-timeout).
     #[arg(long, value_name = "S", default_value = "30", value_parser = parse_seconds)]
     grace: Duration,
+    /// The largest message a client may send (a request: code, inputs, a
+    /// dump to restore), at most the wire's frame bound (256M).
+    #[arg(long, value_name = "SIZE", default_value = "64M", value_parser = parse_size)]
+    max_message_size: u64,
+    /// Connections held at once, authenticated or not (default:
+    /// --max-sessions + 64); past it the server stops accepting.
+    #[arg(long, value_name = "N")]
+    max_connections: Option<usize>,
     /// Ceiling of a turn's wall-clock time (a client's --timeout above it
     /// is refused); the default for clients that name none.
     #[arg(long, value_name = "S", default_value = "60", value_parser = parse_seconds)]
@@ -81,6 +90,10 @@ pub fn serve(args: ServeArgs) -> i32 {
         max_sessions_per_token: args.max_sessions_per_token.unwrap_or(args.max_sessions),
         idle_timeout: args.idle_timeout,
         grace: args.grace,
+        max_message_size: usize::try_from(args.max_message_size).unwrap_or(usize::MAX),
+        max_connections: args
+            .max_connections
+            .unwrap_or(args.max_sessions.saturating_add(64)),
         policy: RelayPolicy {
             sandbox: args.sandbox,
             worker: args.worker,

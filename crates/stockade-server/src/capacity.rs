@@ -68,6 +68,24 @@ impl Capacity {
     pub fn active(&self) -> usize {
         self.held.lock().unwrap_or_else(|e| e.into_inner()).total
     }
+
+    /// The most sessions at once.
+    pub fn most(&self) -> usize {
+        self.max_sessions
+    }
+
+    /// Whether another session would find a slot (a token's own share
+    /// aside).
+    pub fn has_room(&self) -> bool {
+        self.active() < self.max_sessions
+    }
+}
+
+impl Slot {
+    /// The identity of the token the slot is held for.
+    pub fn token(&self) -> TokenId {
+        self.token
+    }
 }
 
 impl Drop for Slot {

@@ -16,11 +16,15 @@ use tokio::sync::mpsc;
 use crate::Server;
 use crate::capacity::Slot;
 
-/// Client messages that may wait for the relay: the protocol alternates,
-/// so a client that runs this far ahead is not speaking it.
-const CLIENT_QUEUE: usize = 16;
-/// Messages for the client that may wait for the pump.
-const CLIENT_OUT: usize = 16;
+/// Client messages that may wait for the relay: the protocol alternates
+/// (a request, then the worker's messages), so a client with more in
+/// flight than a request and a Close is not speaking it.
+const CLIENT_QUEUE: usize = 2;
+/// Messages for the client that may wait for the pump: a worker's frames
+/// are bounded by the wire, their number here.
+const CLIENT_OUT: usize = 4;
+/// How long a closing connection waits for the client's own Close.
+const CLOSE_WAIT: Duration = Duration::from_secs(1);
 /// How often a relay waiting for its client looks at the server's state.
 const WAIT_SLICE: Duration = Duration::from_millis(100);
 
@@ -32,23 +36,45 @@ enum Outgoing {
     Close(String),
 }
 
-/// Serves one upgraded connection until its session ends.
+/// Sets the shared flag when dropped: the relay sees its client gone
+/// however the pump ends (returned, or cancelled with the runtime).
+struct Gone(Arc<AtomicBool>);
+
+impl Drop for Gone {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Why the pump stopped reading the client.
+enum Closing {
+    ClientBroke(String),
+    RelayDone(Option<String>),
+}
+
+/// Serves one upgraded connection until its session ends. The slot is
+/// held by the pump and the relay both, so it is free only once the last
+/// frame (the server's end of the session) has been sent and the worker
+/// ended: a drain that waits for free slots loses no session's end.
 pub async fn serve(
     mut socket: WebSocket,
     server: Arc<Server>,
     slot: Slot,
     asked: Option<Duration>,
 ) {
+    let tenant = slot.token();
+    let slot = Arc::new(slot);
     let (to_relay, from_client) = sync_channel::<Vec<u8>>(CLIENT_QUEUE);
     let (to_client, mut from_relay) = mpsc::channel::<Outgoing>(CLIENT_OUT);
     let relay_server = Arc::clone(&server);
-    let gone = Arc::new(AtomicBool::new(false));
-    let seen_gone = Arc::clone(&gone);
+    let flag = Arc::new(AtomicBool::new(false));
+    let gone = Gone(Arc::clone(&flag));
+    let relay_slot = Arc::clone(&slot);
     let started = std::thread::Builder::new()
         .name("stockade-relay".into())
         .spawn(move || {
-            relay(&from_client, &to_client, &relay_server, asked, seen_gone);
-            drop(slot);
+            relay(&from_client, &to_client, &relay_server, asked, tenant, flag);
+            drop(relay_slot);
         });
     if let Err(err) = started {
         tracing::error!("cannot start a relay thread: {err}");
@@ -58,45 +84,81 @@ pub async fn serve(
         return;
     }
     let idle = server.idle_timeout;
-    loop {
+    let most = server.max_message;
+    let closing = loop {
         tokio::select! {
             incoming = socket.recv() => match incoming {
-                Some(Ok(Message::Binary(bytes))) => match to_relay.try_send(bytes.to_vec()) {
+                Some(Ok(Message::Binary(bytes))) if bytes.len() > most => {
+                    break Closing::ClientBroke(format!("a message of {} bytes is past this server's --max-message-size of {most}", bytes.len()));
+                }
+                Some(Ok(Message::Binary(bytes))) => match to_relay.try_send(Vec::from(bytes)) {
                     Ok(()) => {}
-                    Err(TrySendError::Full(_)) => {
-                        let _ = socket.send(close("the client sent messages out of turn")).await;
-                        break;
-                    }
-                    Err(TrySendError::Disconnected(_)) => break,
+                    Err(TrySendError::Full(_)) => break Closing::ClientBroke("the client sent messages out of turn".into()),
+                    // The relay has ended: what it queued is still sent.
+                    Err(TrySendError::Disconnected(_)) => break Closing::RelayDone(None),
                 },
                 Some(Ok(Message::Text(_))) => {
-                    let _ = socket.send(close("text messages are not frames; send binary ones")).await;
-                    break;
+                    break Closing::ClientBroke("text messages are not frames; send binary ones".into());
                 }
                 Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
-                Some(Ok(Message::Close(_)) | Err(_)) | None => break,
+                Some(Ok(Message::Close(_)) | Err(_)) | None => return,
             },
             outgoing = from_relay.recv() => match outgoing {
                 Some(Outgoing::Frame(frame)) => {
                     let sent = tokio::time::timeout(idle, socket.send(Message::Binary(frame.into()))).await;
                     if !matches!(sent, Ok(Ok(()))) {
                         // A client that stops reading holds no worker past
-                        // the idle timeout: dropping the channel ends it.
-                        break;
+                        // the idle timeout: the relay sees it gone.
+                        return;
                     }
                 }
-                Some(Outgoing::Close(reason)) => {
-                    let _ = tokio::time::timeout(idle, socket.send(close(&reason))).await;
-                    break;
-                }
-                None => break,
+                Some(Outgoing::Close(reason)) => break Closing::RelayDone(Some(reason)),
+                None => break Closing::RelayDone(None),
             },
         }
-    }
-    // Whatever the relay is doing (waiting, or in a turn), it sees the
-    // client gone and ends the worker.
-    gone.store(true, Ordering::Relaxed);
+    };
+    // The client is done being read (it broke the protocol, or its session
+    // ended): the relay's last frames go out, then the close handshake. A
+    // client that broke the protocol has its worker ended at once, mid-turn
+    // too.
+    let mut reason = match closing {
+        Closing::ClientBroke(why) => {
+            gone.0.store(true, Ordering::Relaxed);
+            Some(why)
+        }
+        Closing::RelayDone(why) => why,
+    };
     drop(to_relay);
+    while let Some(outgoing) = from_relay.recv().await {
+        match outgoing {
+            Outgoing::Frame(frame) => {
+                let sent =
+                    tokio::time::timeout(idle, socket.send(Message::Binary(frame.into()))).await;
+                if !matches!(sent, Ok(Ok(()))) {
+                    return;
+                }
+            }
+            Outgoing::Close(why) => reason = Some(why),
+        }
+    }
+    let reason = reason.unwrap_or_else(|| "session ended".into());
+    if matches!(
+        tokio::time::timeout(idle, socket.send(close(&reason))).await,
+        Ok(Ok(()))
+    ) {
+        // Read until the client's own Close, so the kernel does not reset
+        // a connection whose last frames it has not read yet.
+        let _ = tokio::time::timeout(CLOSE_WAIT, async {
+            while let Some(Ok(message)) = socket.recv().await {
+                if matches!(message, Message::Close(_)) {
+                    break;
+                }
+            }
+        })
+        .await;
+    }
+    drop(slot);
+    drop(gone);
 }
 
 fn close(reason: &str) -> Message {
@@ -144,6 +206,7 @@ fn relay(
     to_client: &mpsc::Sender<Outgoing>,
     server: &Server,
     asked: Option<Duration>,
+    tenant: [u8; 32],
     gone: Arc<AtomicBool>,
 ) {
     let configure = match wait(from_client, server) {
@@ -161,7 +224,8 @@ fn relay(
             return;
         }
     };
-    let (mut worker, ready) = match RelayedWorker::start(&configure, asked, &server.policy) {
+    let (mut worker, ready) = match RelayedWorker::start(&configure, asked, tenant, &server.policy)
+    {
         Ok(started) => started,
         Err(ended) => {
             tell(to_client, server, &ended);

@@ -12,6 +12,7 @@
 
 mod capacity;
 mod connection;
+mod limit;
 mod metrics;
 mod tls;
 mod tokens;
@@ -55,6 +56,11 @@ pub struct ServeConfig {
     pub idle_timeout: Duration,
     /// How long SIGTERM lets running sessions go on before ending them.
     pub grace: Duration,
+    /// The largest message a client may send (a request frame: code,
+    /// inputs, a dump to restore).
+    pub max_message_size: usize,
+    /// Connections held at once, authenticated or not.
+    pub max_connections: usize,
     pub policy: RelayPolicy,
 }
 
@@ -62,6 +68,7 @@ impl ServeConfig {
     pub const DEFAULT_MAX_SESSIONS: usize = 256;
     pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
     pub const DEFAULT_GRACE: Duration = Duration::from_secs(30);
+    pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 64 * 1024 * 1024;
 }
 
 /// Why the server cannot start or go on.
@@ -89,6 +96,8 @@ pub enum ServeError {
 pub(crate) struct Server {
     policy: RelayPolicy,
     idle_timeout: Duration,
+    /// The largest message a client may send, header included.
+    max_message: usize,
     tokens: Tokens,
     capacity: Arc<Capacity>,
     metrics: Metrics,
@@ -103,8 +112,10 @@ impl Server {
         self.ending.load(Ordering::Relaxed)
     }
 
+    /// Not draining, and room for another session: a balancer sends new
+    /// connections elsewhere otherwise.
     fn ready(&self) -> bool {
-        !self.draining.load(Ordering::Relaxed)
+        !self.draining.load(Ordering::Relaxed) && self.capacity.has_room()
     }
 }
 
@@ -135,6 +146,9 @@ pub fn run(config: ServeConfig, announce: impl FnOnce(&str)) -> Result<(), Serve
     let server = Arc::new(Server {
         policy: config.policy.clone(),
         idle_timeout: config.idle_timeout,
+        max_message: config
+            .max_message_size
+            .min(WireLimits::default().max_frame + FRAME_HEADER_LEN),
         tokens,
         capacity: Capacity::new(config.max_sessions, config.max_sessions_per_token),
         metrics: Metrics::default(),
@@ -182,18 +196,22 @@ async fn serve(
         .with_state(Arc::clone(&server));
     let drained = Arc::clone(&server);
     let grace = config.grace;
-    let shutdown = async move { drain(drained, grace).await };
+    // A turn that runs when the grace ends finishes first: it has at most
+    // the request timeout.
+    let last_turn = config.policy.request_timeout + Duration::from_secs(5);
+    let shutdown = async move { drain(drained, grace, last_turn).await };
+    let most = config.max_connections;
     match tls {
         Some(tls) => {
             let listener = tls::TlsListener::new(listener, tls).map_err(ServeError::Runtime)?;
             announce(&format!("wss://{local}"));
-            axum::serve(listener, app)
+            axum::serve(limit::Limited::new(listener, most), app)
                 .with_graceful_shutdown(shutdown)
                 .await
         }
         None => {
             announce(&format!("ws://{local}"));
-            axum::serve(listener, app)
+            axum::serve(limit::Limited::new(listener, most), app)
                 .with_graceful_shutdown(shutdown)
                 .await
         }
@@ -203,8 +221,11 @@ async fn serve(
 
 /// Waits for SIGTERM or SIGINT, then: no new sessions; running ones go
 /// on for up to `grace`; the rest end at their next wait for the client,
-/// told the server is shutting down. SIGHUP reloads the tokens meanwhile.
-async fn drain(server: Arc<Server>, grace: Duration) {
+/// told the server is shutting down, a running turn first finishing (for
+/// up to `last_turn`). A session's slot is free only once its end has
+/// been sent, so none is lost to the runtime stopping. SIGHUP reloads the
+/// tokens meanwhile.
+async fn drain(server: Arc<Server>, grace: Duration, last_turn: Duration) {
     use tokio::signal::unix::{SignalKind, signal};
     let (Ok(mut term), Ok(mut int), Ok(mut hup)) = (
         signal(SignalKind::terminate()),
@@ -231,24 +252,28 @@ async fn drain(server: Arc<Server>, grace: Duration) {
     }
     server.ending.store(true, Ordering::Relaxed);
     // Sessions end at their next wait (a running turn finishes first).
-    let until = Instant::now() + Duration::from_secs(5);
+    let until = Instant::now() + last_turn;
     while server.capacity.active() > 0 && Instant::now() < until {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 
 async fn readyz(State(server): State<Arc<Server>>) -> Response {
-    if server.ready() {
-        (StatusCode::OK, "ready\n").into_response()
-    } else {
+    if server.draining.load(Ordering::Relaxed) {
         (StatusCode::SERVICE_UNAVAILABLE, "draining\n").into_response()
+    } else if !server.capacity.has_room() {
+        (StatusCode::SERVICE_UNAVAILABLE, "full\n").into_response()
+    } else {
+        (StatusCode::OK, "ready\n").into_response()
     }
 }
 
 async fn metrics(State(server): State<Arc<Server>>) -> String {
-    server
-        .metrics
-        .render(server.capacity.active(), server.ready())
+    server.metrics.render(
+        server.capacity.active(),
+        server.capacity.most(),
+        server.ready(),
+    )
 }
 
 async fn upgrade(
@@ -280,7 +305,7 @@ async fn upgrade(
             }
         },
     };
-    if !server.ready() {
+    if server.draining.load(Ordering::Relaxed) {
         server.metrics.over_capacity();
         return (
             StatusCode::SERVICE_UNAVAILABLE,
@@ -295,7 +320,7 @@ async fn upgrade(
             return (StatusCode::SERVICE_UNAVAILABLE, format!("{}\n", full.0)).into_response();
         }
     };
-    let most = WireLimits::default().max_frame + FRAME_HEADER_LEN;
+    let most = server.max_message;
     upgrade
         .max_message_size(most)
         .max_frame_size(most)

@@ -67,7 +67,7 @@ impl Metrics {
     }
 
     /// The Prometheus text exposition of every counter.
-    pub fn render(&self, active: usize, ready: bool) -> String {
+    pub fn render(&self, active: usize, most: usize, ready: bool) -> String {
         let load = |c: &AtomicU64| c.load(Ordering::Relaxed);
         let mut out = String::new();
         let _ = writeln!(
@@ -76,7 +76,11 @@ impl Metrics {
         );
         let _ = writeln!(
             out,
-            "# HELP stockade_ready Whether the server takes new sessions.\n# TYPE stockade_ready gauge\nstockade_ready {}",
+            "# HELP stockade_sessions_capacity The most sessions at once (--max-sessions).\n# TYPE stockade_sessions_capacity gauge\nstockade_sessions_capacity {most}"
+        );
+        let _ = writeln!(
+            out,
+            "# HELP stockade_ready Whether the server takes new sessions (not draining, not full).\n# TYPE stockade_ready gauge\nstockade_ready {}",
             u8::from(ready)
         );
         let _ = writeln!(
@@ -134,7 +138,7 @@ mod tests {
         metrics.turn(Duration::from_micros(500));
         metrics.turn(Duration::from_millis(20));
         metrics.ended(EndCause::RequestTimeout, false);
-        let text = metrics.render(3, true);
+        let text = metrics.render(3, 8, true);
         assert!(
             text.contains("stockade_turn_seconds_bucket{le=\"0.001\"} 1\n"),
             "{text}"
@@ -146,5 +150,6 @@ mod tests {
         assert!(text.contains("stockade_turn_seconds_count 2\n"), "{text}");
         assert!(text.contains("stockade_sessions_ended_total{reason=\"request-timeout\"} 1\n"));
         assert!(text.contains("stockade_sessions_active 3\n"));
+        assert!(text.contains("stockade_sessions_capacity 8\n"));
     }
 }

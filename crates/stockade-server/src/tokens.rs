@@ -90,7 +90,12 @@ impl Tokens {
         if !self.required() {
             return Some([0; 32]);
         }
-        let presented = authorization?.strip_prefix(b"Bearer ")?;
+        // The scheme's name is case-insensitive (RFC 9110).
+        let header = authorization?;
+        let (scheme, presented) = header.split_at_checked(7)?;
+        if !scheme.eq_ignore_ascii_case(b"bearer ") {
+            return None;
+        }
         let presented = hash_bytes(presented.trim_ascii());
         let hashes = self.hashes.read().unwrap_or_else(|e| e.into_inner());
         let mut found = None;
@@ -161,6 +166,8 @@ mod tests {
         );
         assert!(tokens.check(Some(b"Bearer the-first-token-012")).is_none());
         assert!(tokens.check(Some(b"the-first-token-0123")).is_none());
+        assert!(tokens.check(Some(b"bearer the-first-token-0123")).is_some());
+        assert!(tokens.check(Some(b"Basic the-first-token-0123")).is_none());
         assert!(tokens.check(None).is_none());
     }
 
