@@ -6,7 +6,7 @@ mod server;
 
 use std::time::Duration;
 
-use server::{Server, TOKEN, TokenFile};
+use server::{OTHER_TOKEN, Server, TOKEN, TokenFile};
 use stockade::{Error, Interpreter, Language, Session, SessionOptions, Value};
 
 fn remote(server: &Server, language: Language) -> SessionOptions {
@@ -197,6 +197,26 @@ fn sessions_past_the_servers_capacity_are_refused_as_over_capacity() {
 }
 
 #[test]
+fn readiness_goes_false_while_the_server_is_full() {
+    let (server, _tokens) = Server::with_tokens(&["--max-sessions", "1"]);
+    assert_eq!(server.get("/readyz"), (200, "ready\n".into()));
+    let mut session = Session::new(remote(&server, Language::JavaScript)).expect("a session");
+    session.run("1").unwrap();
+    // Full: a balancer sends new sessions to another server.
+    assert_eq!(server.get("/readyz"), (503, "full\n".into()));
+    server.metrics_show(&["stockade_ready 0\n", "stockade_sessions_capacity 1\n"]);
+    drop(session);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while server.get("/readyz").0 != 200 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "readiness never came back"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
 fn a_silent_client_holds_no_worker_past_the_idle_timeout() {
     let (server, _tokens) = Server::with_tokens(&["--idle-timeout", "1"]);
     let mut session = Session::new(remote(&server, Language::Python)).expect("a session");
@@ -350,4 +370,60 @@ fn stockade_run_with_remote_runs_the_file_on_the_server() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("unauthorized"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn workers_of_different_tokens_never_come_from_one_template() {
+    let (server, _tokens) = Server::with_tokens(&[]);
+    let session = |token: &str| {
+        let mut session = Session::new(
+            SessionOptions::new(Language::JavaScript)
+                .remote(server.url.clone(), Some(token.into())),
+        )
+        .expect("a session");
+        session.run("1").unwrap();
+        session
+    };
+    // The server's own start-up check left no template behind.
+    let before = server.templates();
+    let first = session(TOKEN);
+    let second = session(TOKEN);
+    assert_eq!(server.templates(), before + 1, "one tenant, one template");
+    let other = session(OTHER_TOKEN);
+    assert_eq!(
+        server.templates(),
+        before + 2,
+        "another tenant's worker came from the first tenant's template"
+    );
+    drop((first, second, other));
+}
+
+#[test]
+fn connections_past_max_connections_wait_unaccepted() {
+    let (server, _tokens) = Server::with_tokens(&["--max-connections", "2"]);
+    let idle: Vec<_> = (0..2)
+        .map(|_| std::net::TcpStream::connect(&server.addr).expect("a connection"))
+        .collect();
+    // Both permits are held by connections that send nothing.
+    let mut third = std::net::TcpStream::connect(&server.addr).expect("the kernel queues it");
+    third
+        .set_read_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    use std::io::{Read, Write};
+    write!(
+        third,
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    assert!(
+        third.read_to_string(&mut answer).is_err(),
+        "a connection past the bound was served: {answer:?}"
+    );
+    drop(idle);
+    third
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    third.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 }

@@ -40,11 +40,15 @@ fn configure(version: u32) -> Vec<u8> {
 }
 
 fn configure_with(version: u32, max_output_bytes: u64) -> Vec<u8> {
+    configure_engine(version, max_output_bytes, EngineConfig::Python)
+}
+
+fn configure_engine(version: u32, max_output_bytes: u64, engine: EngineConfig) -> Vec<u8> {
     encode_request(
         &Request::Configure {
             protocol_version: version,
             package_version: "tests".into(),
-            engine: EngineConfig::Python,
+            engine,
             sandbox: SandboxMode::Require,
             limits: ConfigureLimits {
                 max_duration_us: None,
@@ -254,5 +258,77 @@ fn a_client_that_stops_reading_holds_no_worker_past_the_idle_timeout() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+    still_serves(&server);
+}
+
+#[test]
+fn a_javascript_heap_above_the_sessions_memory_is_refused_and_none_asked_gets_it() {
+    let (server, _tokens) = Server::with_tokens(&[]);
+    let javascript = |heap: Option<u64>| {
+        EngineConfig::JavaScript(stockade_wire::JavaScriptConfig {
+            max_heap_size: heap,
+            ..Default::default()
+        })
+    };
+    // The Configure asks max_memory 256 MiB.
+    let mut socket = connect(&server);
+    send(
+        &mut socket,
+        configure_engine(PROTOCOL_VERSION, 1 << 20, javascript(Some(1 << 30))),
+    );
+    match next(&mut socket) {
+        Next::Response(Response::Fatal { message }) => {
+            assert!(
+                message.contains("max_heap_size") && message.contains("max_memory"),
+                "{message}"
+            )
+        }
+        _ => panic!("a heap above max_memory was not refused"),
+    }
+    // None asked: the engine's heap limit is the session's max_memory, so
+    // a runaway allocation is the engine's catchable failure, not the RSS
+    // ceiling's kill.
+    let mut socket = connect(&server);
+    send(
+        &mut socket,
+        configure_engine(PROTOCOL_VERSION, 1 << 20, javascript(None)),
+    );
+    assert!(matches!(
+        next(&mut socket),
+        Next::Response(Response::Ready(_))
+    ));
+    send(
+        &mut socket,
+        feed("let a = []; while (true) a.push(new Array(1e6).fill(1));"),
+    );
+    let mut saw = Vec::new();
+    loop {
+        match next(&mut socket) {
+            Next::Response(Response::Fatal { message }) => {
+                assert!(message.contains("max_heap_size"), "{message}");
+                break;
+            }
+            Next::Response(other) => saw.push(other.name()),
+            Next::End(end) => {
+                panic!("the worker ended without the engine's own limit: {end:?} after {saw:?}")
+            }
+            Next::Closed => panic!("closed after {saw:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_message_past_max_message_size_ends_that_connection_only() {
+    let (server, _tokens) = Server::with_tokens(&["--max-message-size", "1M"]);
+    let mut socket = connect(&server);
+    send(&mut socket, configure(PROTOCOL_VERSION));
+    assert!(matches!(
+        next(&mut socket),
+        Next::Response(Response::Ready(_))
+    ));
+    let big = "x".repeat(2 << 20);
+    let _ = socket.send(Message::Binary(feed(&format!("len('{big}')")).into()));
+    assert!(matches!(next(&mut socket), Next::Closed));
+    assert!(server.wait_for_workers(0));
     still_serves(&server);
 }

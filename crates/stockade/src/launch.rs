@@ -60,6 +60,10 @@ pub(crate) struct Launch {
     /// or often (library sessions that keep spares, pools); a one-off
     /// session (the CLI's) is cheaper started directly.
     pub template: bool,
+    /// Whose workers these are, for a server of several tenants: workers
+    /// forked from one template share its address-space layout and
+    /// CPython's hash secret, so each tenant gets templates of its own.
+    pub tenant: Option<[u8; 32]>,
 }
 
 impl Launch {
@@ -97,6 +101,7 @@ impl Launch {
                         .into_iter()
                         .collect(),
                     template: false,
+                    tenant: options.tenant,
                 })
             }
             Interpreter::Monty | Interpreter::QuickJs => Ok(Self {
@@ -104,6 +109,7 @@ impl Launch {
                 args: Vec::new(),
                 env: Vec::new(),
                 template: false,
+                tenant: options.tenant,
             }),
         }
     }

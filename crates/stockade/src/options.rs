@@ -167,6 +167,8 @@ pub struct SessionOptions {
     /// The Configure a server of sessions relays for its client, sent
     /// instead of one made from these options (`relay.rs`).
     pub(crate) relayed_configure: Option<Box<stockade_wire::Request>>,
+    /// The tenant a server of sessions starts this worker for (`Launch`).
+    pub(crate) tenant: Option<[u8; 32]>,
 }
 
 /// The options a worker is started with (or that size its limits): two
@@ -228,6 +230,7 @@ impl SessionOptions {
             remote: None,
             journal_seed: None,
             relayed_configure: None,
+            tenant: None,
         }
     }
 

@@ -91,16 +91,20 @@ pub struct RelayedWorker {
     session: Session,
     /// The worker is between feeds (not suspended at a host call).
     idle: bool,
+    /// Print bytes of the feed running now.
+    output: u64,
 }
 
 impl RelayedWorker {
     /// Starts a worker for the client's `configure` frame (header
     /// included), asked to bound each exchange by `request_timeout` (the
-    /// client's own; None: the server's). Returns it with the Ready frame
-    /// the client is sent.
+    /// client's own; None: the server's), for `tenant` (an identity of the
+    /// client's token: workers of different tenants never come from one
+    /// template). Returns it with the Ready frame the client is sent.
     pub fn start(
         configure: &[u8],
         request_timeout: Option<Duration>,
+        tenant: [u8; 32],
         policy: &RelayPolicy,
     ) -> Result<(Self, Vec<u8>), Ended> {
         let payload = frame_payload(configure).map_err(Ended::refused)?;
@@ -111,7 +115,9 @@ impl RelayedWorker {
             .map_err(|err| Ended::refused(err.replace("this worker", "this server")))?;
         let request = decode_request(payload, &WireLimits::default())
             .map_err(|err| Ended::refused(format!("malformed Configure: {err}")))?;
-        let options = held_to_policy(request, request_timeout, policy).map_err(Ended::refused)?;
+        let mut options =
+            held_to_policy(request, request_timeout, policy).map_err(Ended::refused)?;
+        options.tenant = Some(tenant);
         let mut session = Session::launch_from(options, true).map_err(|err| ended(&err))?;
         session.open_relay();
         let ready = session.ready_frame().map_err(|err| ended(&err))?;
@@ -119,6 +125,7 @@ impl RelayedWorker {
             Self {
                 session,
                 idle: true,
+                output: 0,
             },
             ready,
         ))
@@ -135,7 +142,7 @@ impl RelayedWorker {
         if let Err(why) = frame_payload(frame) {
             return Err(self.end(EndCause::Killed, format!("the client sent {why}")));
         }
-        match self.session.relay(frame, forward) {
+        match self.session.relay(frame, &mut self.output, forward) {
             Ok(Relayed::Yielded { idle }) => {
                 self.idle = idle;
                 Ok(())
@@ -214,7 +221,7 @@ fn held_to_policy(
     let Request::Configure {
         protocol_version,
         package_version,
-        engine,
+        mut engine,
         sandbox,
         mut limits,
         ..
@@ -265,6 +272,25 @@ fn held_to_policy(
         Some(_) => {}
         None => limits.max_memory = Some(policy.max_memory),
     }
+    // The engine's own heap limits, as a local host would give them: none
+    // asked is the session's max_memory, none may pass it.
+    if let EngineConfig::JavaScript(config) = &mut engine {
+        let memory = limits.max_memory.unwrap_or(policy.max_memory);
+        for (name, asked, default) in [
+            ("max_heap_size", &mut config.max_heap_size, memory),
+            ("max_buffer_bytes", &mut config.max_buffer_bytes, memory / 4),
+        ] {
+            match *asked {
+                Some(bytes) if bytes > memory => {
+                    return Err(format!(
+                        "{name} of {bytes} bytes is above the session's max_memory of {memory} bytes, this server's ceiling for it"
+                    ));
+                }
+                Some(_) => {}
+                None => *asked = Some(default),
+            }
+        }
+    }
     if limits.max_output_bytes > policy.max_output_bytes {
         return Err(format!(
             "max_output_bytes of {} is above this server's ceiling of {}; ask for at most that",
@@ -284,6 +310,7 @@ fn held_to_policy(
     options.cpython.python = policy.python.clone();
     options.limits.max_duration = limits.max_duration_us.map(Duration::from_micros);
     options.limits.max_memory = limits.max_memory;
+    options.limits.max_output_bytes = limits.max_output_bytes;
     options.request_timeout = request_timeout;
     options.max_threads = policy.max_threads;
     options.spare = false;

@@ -13,6 +13,8 @@ pub const STOCKADE: &str = env!("CARGO_BIN_EXE_stockade");
 
 /// A token the token files hold.
 pub const TOKEN: &str = "a-test-token-0123456789";
+/// A second token the token files hold: another tenant.
+pub const OTHER_TOKEN: &str = "another-tenants-token-0123";
 
 static FILES: AtomicUsize = AtomicUsize::new(0);
 
@@ -65,7 +67,7 @@ impl Server {
 
     /// Starts a server on `listen` whose token file holds `TOKEN`.
     pub fn with_tokens_at(listen: &str, flags: &[&str]) -> (Self, TokenFile) {
-        let file = TokenFile::new(&format!("# tests\n{TOKEN}\n"));
+        let file = TokenFile::new(&format!("# tests\n{TOKEN}\n{OTHER_TOKEN}\n"));
         let path = file.path();
         let mut all = vec!["--tokens", path.as_str()];
         all.extend_from_slice(flags);
@@ -138,6 +140,18 @@ impl Server {
             .filter(|pid| {
                 std::fs::read_to_string(format!("/proc/{pid}/comm"))
                     .is_ok_and(|comm| comm.trim() == "session")
+            })
+            .count()
+    }
+
+    /// The templates the server keeps now: its children that are not
+    /// workers forked from one.
+    pub fn templates(&self) -> usize {
+        children(self.pid())
+            .into_iter()
+            .filter(|pid| {
+                std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                    .is_ok_and(|comm| comm.trim() != "session")
             })
             .count()
     }

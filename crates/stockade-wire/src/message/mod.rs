@@ -12,7 +12,8 @@ pub use configure::{
     MAX_CLOCK_MS, MAX_ENVIRON, MAX_ENVIRON_VALUE, MAX_MODULES, MAX_PATH, MAX_SITE_PACKAGES,
 };
 pub use request::{
-    CallOutcome, LookupOutcome, Request, decode_request, encode_request, peek_configure_version,
+    CallOutcome, LookupOutcome, Request, decode_request, encode_request, is_close_request,
+    is_feed_request, peek_configure_version,
 };
 pub use response::{
     ErrorKind, PrintStream, Response, ResponseHead, WorkerInfo, decode_response, encode_response,

@@ -245,6 +245,16 @@ pub fn encode_request(request: &Request, limits: &WireLimits) -> Result<Vec<u8>,
     finish_frame(w, limits)
 }
 
+/// Whether a request payload is a Close, by its tag alone.
+pub fn is_close_request(payload: &[u8]) -> bool {
+    payload.first() == Some(&tag::CLOSE)
+}
+
+/// Whether a request payload is a Feed, by its tag alone.
+pub fn is_feed_request(payload: &[u8]) -> bool {
+    payload.first() == Some(&tag::FEED)
+}
+
 /// Reads the protocol version from a Configure payload without decoding the
 /// rest, which may be laid out differently by another version.
 pub fn peek_configure_version(payload: &[u8]) -> Option<u32> {

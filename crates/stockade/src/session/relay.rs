@@ -6,10 +6,13 @@
 
 use std::time::Duration;
 
-use stockade_wire::{FRAME_HEADER_LEN, Request, Response, decode_request, encode_response};
+use stockade_wire::{
+    FRAME_HEADER_LEN, Response, encode_response, is_close_request, is_feed_request,
+};
 
 use crate::error::Error;
 
+use super::turn::OUTPUT_SLACK;
 use super::{Reply, Session, Turn};
 
 /// How one relayed exchange ended.
@@ -38,16 +41,25 @@ impl Session {
     /// Sends the client's `frame` (header included, checked by the caller)
     /// and forwards each of the worker's messages, re-encoded from what was
     /// decoded, until the turn is handed back. `forward` returning false
-    /// means the client is gone.
+    /// means the client is gone. `output` counts the feed's print bytes
+    /// (a Feed starts it again), which the worker must keep within
+    /// `max_output_bytes` as it would for a local host.
     pub(crate) fn relay(
         &mut self,
         frame: &[u8],
+        output: &mut u64,
         forward: &mut dyn FnMut(Vec<u8>) -> bool,
     ) -> Result<Relayed, Error> {
-        let closing = matches!(
-            decode_request(&frame[FRAME_HEADER_LEN.min(frame.len())..], &self.wire),
-            Ok(Request::Close)
-        );
+        let payload = &frame[FRAME_HEADER_LEN.min(frame.len())..];
+        let closing = is_close_request(payload);
+        if is_feed_request(payload) {
+            *output = 0;
+        }
+        let allowance = self
+            .options
+            .limits
+            .max_output_bytes
+            .saturating_add(OUTPUT_SLACK);
         self.send(frame)?;
         if closing {
             let exit = self.worker.reap();
@@ -70,6 +82,15 @@ impl Session {
             };
             if let Some(us) = response.elapsed_us() {
                 self.elapsed = Duration::from_micros(us);
+            }
+            if let Response::Print { text, .. } = &response {
+                *output = output.saturating_add(text.len() as u64);
+                if text.is_empty() || *output > allowance {
+                    return Err(self.broken(format!(
+                        "the worker sent an empty Print, or more than max_output_bytes ({}) of output in one feed",
+                        self.options.limits.max_output_bytes
+                    )));
+                }
             }
             let hands_back = !matches!(response, Response::Print { .. } | Response::Clock { .. });
             let idle = !matches!(

@@ -27,7 +27,7 @@ use super::{Reply, Session, TurnDeadline};
 
 /// Output past `max_output_bytes` the worker may send in one feed: its
 /// truncation marker and the rest of the frame that crossed the line.
-const OUTPUT_SLACK: u64 = 64 * 1024 + 256;
+pub(super) const OUTPUT_SLACK: u64 = 64 * 1024 + 256;
 
 /// Where a turn stopped: something only the host can answer, or the end.
 #[derive(Debug)]
