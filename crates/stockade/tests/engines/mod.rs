@@ -4,6 +4,36 @@
 
 pub mod remote;
 
+/// The tests of one test function on each Python engine: `cpython` and
+/// `monty`, and with `remote`, `remote_cpython` and `remote_monty` too.
+#[allow(unused_macros)]
+macro_rules! engine_tests {
+    ($name:ident) => {
+        #[test]
+        fn cpython() {
+            super::$name(stockade::Interpreter::CPython)
+        }
+
+        #[test]
+        fn monty() {
+            super::$name(stockade::Interpreter::Monty)
+        }
+    };
+    ($name:ident, remote) => {
+        engine_tests!($name);
+
+        #[test]
+        fn remote_cpython() {
+            crate::engines::remote::remotely(|| super::$name(stockade::Interpreter::CPython))
+        }
+
+        #[test]
+        fn remote_monty() {
+            crate::engines::remote::remotely(|| super::$name(stockade::Interpreter::Monty))
+        }
+    };
+}
+
 /// Runs each named test function (which takes an engine) on both Python
 /// engines, as `NAME::cpython` and `NAME::monty`.
 #[allow(unused_macros)]
@@ -11,15 +41,7 @@ macro_rules! on_both_python_engines {
     ($($name:ident),* $(,)?) => {
         $(
             mod $name {
-                #[test]
-                fn cpython() {
-                    super::$name(stockade::Interpreter::CPython)
-                }
-
-                #[test]
-                fn monty() {
-                    super::$name(stockade::Interpreter::Monty)
-                }
+                engine_tests!($name);
             }
         )*
     };
@@ -33,25 +55,7 @@ macro_rules! on_both_python_engines_and_remote {
     ($($name:ident),* $(,)?) => {
         $(
             mod $name {
-                #[test]
-                fn cpython() {
-                    super::$name(stockade::Interpreter::CPython)
-                }
-
-                #[test]
-                fn monty() {
-                    super::$name(stockade::Interpreter::Monty)
-                }
-
-                #[test]
-                fn remote_cpython() {
-                    crate::engines::remote::remotely(|| super::$name(stockade::Interpreter::CPython))
-                }
-
-                #[test]
-                fn remote_monty() {
-                    crate::engines::remote::remotely(|| super::$name(stockade::Interpreter::Monty))
-                }
+                engine_tests!($name, remote);
             }
         )*
     };
