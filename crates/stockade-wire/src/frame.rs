@@ -61,6 +61,25 @@ pub fn read_frame(reader: &mut impl Read, limits: &WireLimits) -> io::Result<Opt
     Ok(Some(payload))
 }
 
+/// The payload of one whole frame held in a message of its own (the
+/// remote hop's): its header must give exactly the bytes after it.
+pub fn whole_frame_payload(message: &[u8]) -> Result<&[u8], String> {
+    if message.len() <= FRAME_HEADER_LEN {
+        return Err("an empty or cut frame".into());
+    }
+    let (header, payload) = message.split_at(FRAME_HEADER_LEN);
+    let mut announced = [0u8; FRAME_HEADER_LEN];
+    announced.copy_from_slice(header);
+    let announced = u32::from_le_bytes(announced) as usize;
+    if announced != payload.len() {
+        return Err(format!(
+            "a frame whose header says {announced} bytes but holds {}",
+            payload.len()
+        ));
+    }
+    Ok(payload)
+}
+
 /// Writes an already-encoded frame (header included) and flushes.
 pub fn write_frame(writer: &mut impl Write, frame: &[u8]) -> io::Result<()> {
     writer.write_all(frame)?;

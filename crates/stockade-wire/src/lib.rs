@@ -32,7 +32,8 @@ pub use exception::{
 };
 pub use exit::WorkerExit;
 pub use frame::{
-    FRAME_HEADER_LEN, Frame, FrameReader, SKIPPED_HEAD_LEN, frame_length, read_frame, write_frame,
+    FRAME_HEADER_LEN, Frame, FrameReader, SKIPPED_HEAD_LEN, frame_length, read_frame,
+    whole_frame_payload, write_frame,
 };
 pub use limits::{WireLimits, allocator_headroom, rss_ceiling};
 pub use message::{

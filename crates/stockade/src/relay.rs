@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use stockade_wire::{
-    EndCause, EngineConfig, FRAME_HEADER_LEN, Request, Response, SandboxMode, WireLimits,
-    check_protocol_version, decode_request, encode_response, peek_configure_version,
+    EndCause, EngineConfig, Request, Response, SandboxMode, WireLimits, check_protocol_version,
+    decode_request, encode_response, peek_configure_version, whole_frame_payload,
 };
 
 pub use stockade_wire::RemoteEnd;
@@ -107,7 +107,7 @@ impl RelayedWorker {
         tenant: [u8; 32],
         policy: &RelayPolicy,
     ) -> Result<(Self, Vec<u8>), Ended> {
-        let payload = frame_payload(configure).map_err(Ended::refused)?;
+        let payload = whole_frame_payload(configure).map_err(Ended::refused)?;
         let version = peek_configure_version(payload).ok_or_else(|| {
             Ended::refused("the first message of a session must be Configure".into())
         })?;
@@ -139,7 +139,7 @@ impl RelayedWorker {
         frame: &[u8],
         forward: &mut dyn FnMut(Vec<u8>) -> bool,
     ) -> Result<(), Ended> {
-        if let Err(why) = frame_payload(frame) {
+        if let Err(why) = whole_frame_payload(frame) {
             return Err(self.end(EndCause::Killed, format!("the client sent {why}")));
         }
         match self.session.relay(frame, &mut self.output, forward) {
@@ -191,24 +191,6 @@ impl RelayedWorker {
     pub fn pid(&self) -> u32 {
         self.session.worker_pid()
     }
-}
-
-/// The payload of a frame whose header matches its length.
-fn frame_payload(frame: &[u8]) -> Result<&[u8], String> {
-    if frame.len() <= FRAME_HEADER_LEN {
-        return Err("an empty or cut frame".into());
-    }
-    let (header, payload) = frame.split_at(FRAME_HEADER_LEN);
-    let mut announced = [0u8; FRAME_HEADER_LEN];
-    announced.copy_from_slice(header);
-    let announced = u32::from_le_bytes(announced) as usize;
-    if announced != payload.len() {
-        return Err(format!(
-            "a frame whose header says {announced} bytes but holds {}",
-            payload.len()
-        ));
-    }
-    Ok(payload)
 }
 
 /// The session options of a relayed worker: the client's Configure, held

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use stockade_wire::{
     EndCause, FRAME_HEADER_LEN, RemoteEnd, Request, Response, SESSION_PATH, WireLimits,
-    decode_remote_end, encode_request, is_remote_end,
+    decode_remote_end, encode_request, is_remote_end, whole_frame_payload,
 };
 use tungstenite::client::IntoClientRequest;
 use tungstenite::handshake::client::Response as HttpResponse;
@@ -210,15 +210,12 @@ impl RemoteWorker {
             };
             let _ = self.socket.get_ref().tcp().set_read_timeout(wait);
             match self.socket.read() {
-                Ok(Message::Binary(bytes)) => match self.frame(&bytes) {
-                    Some(result) => return result,
-                    None => continue,
-                },
+                Ok(Message::Binary(bytes)) => return self.frame(&bytes),
                 Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_)) => {}
                 Ok(Message::Text(_)) => {
-                    return Err(RecvError::Malformed(
-                        stockade_wire::DecodeError::UnknownMessage { tag: b'{' },
-                    ));
+                    return Err(RecvError::Io(std::io::Error::other(
+                        "the server sent a text message, not a frame",
+                    )));
                 }
                 Ok(Message::Close(frame)) => {
                     let why = frame
@@ -241,33 +238,20 @@ impl RemoteWorker {
 
     /// One binary message: a frame of the worker's, or the server's word on
     /// its end (recorded; the stream is closed from then on).
-    fn frame(&mut self, bytes: &[u8]) -> Option<Result<Response, RecvError>> {
-        if bytes.len() <= FRAME_HEADER_LEN {
-            return Some(Err(RecvError::Malformed(
-                stockade_wire::DecodeError::EmptyFrame,
-            )));
-        }
-        let (header, payload) = bytes.split_at(FRAME_HEADER_LEN);
-        let mut announced = [0u8; FRAME_HEADER_LEN];
-        announced.copy_from_slice(header);
-        if u32::from_le_bytes(announced) as usize != payload.len() {
-            return Some(Err(RecvError::Malformed(
-                stockade_wire::DecodeError::FrameTooLarge {
-                    len: payload.len() as u64,
-                    max: self.limits.max_frame,
-                },
-            )));
-        }
+    fn frame(&mut self, bytes: &[u8]) -> Result<Response, RecvError> {
+        let payload = whole_frame_payload(bytes).map_err(|why| {
+            RecvError::Io(std::io::Error::other(format!("the server sent {why}")))
+        })?;
         if is_remote_end(payload) {
             return match decode_remote_end(payload, &WireLimits::default()) {
                 Ok(end) => {
                     self.end = Some(end);
-                    Some(Err(RecvError::Closed))
+                    Err(RecvError::Closed)
                 }
-                Err(err) => Some(Err(RecvError::Malformed(err))),
+                Err(err) => Err(RecvError::Malformed(err)),
             };
         }
-        Some(decode(payload, &self.limits))
+        decode(payload, &self.limits)
     }
 
     /// What has already arrived, without waiting.
