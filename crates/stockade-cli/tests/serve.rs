@@ -427,3 +427,35 @@ fn connections_past_max_connections_wait_unaccepted() {
     third.read_to_string(&mut answer).unwrap();
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 }
+
+#[test]
+fn a_client_that_trickles_its_headers_gives_its_connection_up() {
+    use std::io::{Read, Write};
+    let (server, _tokens) = Server::with_tokens(&["--max-connections", "1"]);
+    // Holds the one connection, sending a header line and then nothing.
+    let mut slow = std::net::TcpStream::connect(&server.addr).expect("a connection");
+    write!(slow, "GET /healthz HTTP/1.1\r\nHost: x\r\n").unwrap();
+    let began = std::time::Instant::now();
+    // The next connection waits unaccepted until the slow one's headers
+    // time out (10 s), then is served.
+    let mut next = std::net::TcpStream::connect(&server.addr).expect("the kernel queues it");
+    write!(
+        next,
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    next.set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut answer = String::new();
+    next.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let waited = began.elapsed();
+    assert!(
+        waited >= Duration::from_secs(5) && waited < Duration::from_secs(25),
+        "served after {waited:?}"
+    );
+    // The slow connection was closed by the server.
+    slow.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut rest = Vec::new();
+    let _ = slow.read_to_end(&mut rest);
+}

@@ -12,6 +12,7 @@
 
 mod capacity;
 mod connection;
+mod http;
 mod limit;
 mod metrics;
 mod tls;
@@ -205,18 +206,14 @@ async fn serve(
         Some(tls) => {
             let listener = tls::TlsListener::new(listener, tls).map_err(ServeError::Runtime)?;
             announce(&format!("wss://{local}"));
-            axum::serve(limit::Limited::new(listener, most), app)
-                .with_graceful_shutdown(shutdown)
-                .await
+            http::serve(limit::Limited::new(listener, most), app, shutdown).await;
         }
         None => {
             announce(&format!("ws://{local}"));
-            axum::serve(limit::Limited::new(listener, most), app)
-                .with_graceful_shutdown(shutdown)
-                .await
+            http::serve(limit::Limited::new(listener, most), app, shutdown).await;
         }
     }
-    .map_err(ServeError::Runtime)
+    Ok(())
 }
 
 /// Waits for SIGTERM or SIGINT, then: no new sessions; running ones go
