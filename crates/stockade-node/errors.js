@@ -1,0 +1,76 @@
+// The errors a sandbox raises, one class a kind of the host library's
+// errors (src/errors.rs sends the kind), all deriving from StockadeError;
+// each message says what to do next.
+"use strict";
+
+class StockadeError extends Error {
+  constructor(message, fields = {}) {
+    super(message);
+    this.name = new.target.name;
+    Object.assign(this, fields);
+  }
+}
+class GuestError extends StockadeError {}
+class GuestSyntaxError extends GuestError {}
+class TimeLimitError extends StockadeError {}
+class MemoryLimitError extends StockadeError {}
+class WorkerCrashed extends StockadeError {}
+class Disconnected extends WorkerCrashed {}
+class ServerShutdown extends Disconnected {}
+class ConversionError extends StockadeError {}
+class ConfigurationError extends StockadeError {}
+class ResultTooLarge extends StockadeError {}
+class ProtocolError extends StockadeError {}
+class Unauthorized extends StockadeError {}
+class OverCapacity extends StockadeError {}
+class SandboxClosed extends StockadeError {}
+
+const ADVICE = {
+  Guest: "",
+  Syntax: " Fix the code and run it again; the sandbox still works.",
+  Conversion: " Pass only null, booleans, numbers, BigInts, strings, Buffers, arrays, plain objects, Maps, Sets and Dates, without cycles.",
+  Configuration: " Check the option named above.",
+  ResultTooLarge: " The sandbox still works.",
+  Closed: " Make a new Sandbox.",
+};
+
+const CLASSES = {
+  Guest: GuestError,
+  Syntax: GuestSyntaxError,
+  Timeout: TimeLimitError,
+  Memory: MemoryLimitError,
+  Crashed: WorkerCrashed,
+  Disconnected,
+  ServerShutdown,
+  Conversion: ConversionError,
+  Configuration: ConfigurationError,
+  ResultTooLarge,
+  Protocol: ProtocolError,
+  Unauthorized,
+  OverCapacity,
+  Closed: SandboxClosed,
+};
+
+function sentence(message) {
+  return message.endsWith(".") ? message : `${message}.`;
+}
+
+/** The error an addon envelope describes. */
+function fromNative(error) {
+  const { kind, message, ...fields } = error;
+  const Class = CLASSES[kind] ?? StockadeError;
+  let advice = ADVICE[kind];
+  if (advice === undefined) {
+    advice = fields.sessionLost ? " The sandbox is lost; make a new one." : " The sandbox still works.";
+  }
+  if (kind === "Guest") {
+    return new Class(`${fields.type}: ${fields.guestMessage}`, fields);
+  }
+  return new Class(sentence(message) + advice, fields);
+}
+
+module.exports = {
+  StockadeError, GuestError, GuestSyntaxError, TimeLimitError, MemoryLimitError, WorkerCrashed,
+  Disconnected, ServerShutdown, ConversionError, ConfigurationError, ResultTooLarge, ProtocolError,
+  Unauthorized, OverCapacity, SandboxClosed, fromNative,
+};

@@ -1,0 +1,161 @@
+// stockade for Node.js: run code you do not trust (Python or JavaScript,
+// typically written by a model) in a supervised, sandboxed worker process.
+//
+//   const { Sandbox } = require("stockade");
+//   const sandbox = new Sandbox("python", { limits: { maxDuration: 5 } });
+//   console.log(await sandbox.run("sum(range(10))"));   // 45
+//   sandbox.close();
+//
+// This file is the API; bin/stockade.node (src/) is the host library under
+// it, values.js and errors.js the conversions.
+"use strict";
+
+const path = require("node:path");
+const errors = require("./errors.js");
+const { decode, encode, Repr, Cycle, Tuple } = require("./values.js");
+
+const BIN = path.join(__dirname, "bin");
+const native = require(path.join(BIN, "stockade.node"));
+const LANGUAGES = ["python", "javascript"];
+const DISPOSE = Symbol.asyncDispose ?? Symbol.for("nodejs.asyncDispose");
+
+/** Bytes of stdout and of stderr `execute` keeps. */
+const DEFAULT_STREAM_LIMIT = 64 * 1024;
+
+/** `maxDuration` → `max_duration`: the host library's option names. */
+function snake(name) {
+  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+function nativeOptions(options) {
+  if (options === null || typeof options !== "object") {
+    throw new errors.ConfigurationError("options must be an object.");
+  }
+  const { limits = {}, worker, ...rest } = options;
+  const out = { worker: worker ?? path.join(BIN, "stockade-worker") };
+  for (const [name, value] of Object.entries({ ...limits, ...rest })) {
+    if (value === undefined) continue;
+    out[snake(name)] = value instanceof Map ? Object.fromEntries(value) : value;
+  }
+  return out;
+}
+
+function encodeInputs(inputs) {
+  if (inputs === null || typeof inputs !== "object" || Array.isArray(inputs)) {
+    throw new errors.ConversionError("inputs must be an object of names to values.");
+  }
+  try {
+    return encode(inputs, "inputs", new Set());
+  } catch (err) {
+    throw new errors.ConversionError(`${err.message}.`);
+  }
+}
+
+/** One guest session in one sandboxed worker; globals persist across runs. */
+class Sandbox {
+  #language;
+  #options;
+  #starting = null;
+  #closed = false;
+
+  constructor(language = "python", options = {}) {
+    if (!LANGUAGES.includes(language)) {
+      throw new errors.ConfigurationError(`language must be one of ${LANGUAGES.join(", ")}, not ${JSON.stringify(language)}.`);
+    }
+    this.#language = language;
+    this.#options = nativeOptions(options);
+  }
+
+  get language() {
+    return this.#language;
+  }
+
+  /** The worker starts with the first run, off Node's thread. */
+  #session() {
+    if (this.#closed) {
+      return Promise.reject(new errors.SandboxClosed("the sandbox is closed. Make a new Sandbox."));
+    }
+    if (this.#starting === null) {
+      let opening;
+      try {
+        opening = native.open(this.#language, this.#options);
+      } catch (err) {
+        // The options, checked before any worker starts.
+        opening = Promise.reject(new errors.ConfigurationError(`${err.message}.`));
+      }
+      this.#starting = opening.then((session) => {
+        const failure = session.failure();
+        if (failure) throw errors.fromNative(failure);
+        return session;
+      });
+    }
+    return this.#starting;
+  }
+
+  /**
+   * Runs `code` after binding `inputs` as globals; resolves to the value
+   * of its last expression. Guest output goes to `print(stream, text)`, or
+   * to process.stdout and process.stderr.
+   */
+  async run(code, { inputs, print } = {}) {
+    const encoded = inputs === undefined ? null : encodeInputs(inputs);
+    const session = await this.#session();
+    const answer = await session.run(String(code), encoded);
+    for (const [stream, text] of answer.prints) {
+      if (print) print(stream, text);
+      else (stream === "stderr" ? process.stderr : process.stdout).write(text);
+    }
+    if (!answer.ok) throw errors.fromNative(answer.error);
+    return decode(answer.value);
+  }
+
+  /**
+   * As `run`, but never throws for the run's own failure: resolves to
+   * `{status, stdout, stderr, result, error, errorType, truncated}`.
+   */
+  async execute(code, { inputs, maxStreamBytes = DEFAULT_STREAM_LIMIT } = {}) {
+    const streams = { stdout: "", stderr: "" };
+    let truncated = false;
+    const print = (stream, text) => {
+      const room = maxStreamBytes - streams[stream].length;
+      if (text.length > room) truncated = true;
+      streams[stream] += text.slice(0, Math.max(room, 0));
+    };
+    try {
+      const result = await this.run(code, { inputs, print });
+      return { status: "ok", ...streams, result, error: null, errorType: null, truncated };
+    } catch (err) {
+      if (!(err instanceof errors.StockadeError)) throw err;
+      const errorType = err instanceof errors.GuestError && !(err instanceof errors.GuestSyntaxError)
+        ? err.type
+        : err.constructor.name;
+      return { status: "error", ...streams, result: null, error: err.message, errorType, truncated };
+    }
+  }
+
+  /** Ends the worker; later runs reject with SandboxClosed. */
+  close() {
+    this.#closed = true;
+    if (this.#starting !== null) {
+      this.#starting.then((session) => session.close(), () => {});
+    }
+  }
+
+  async [DISPOSE]() {
+    this.close();
+  }
+}
+
+/** One run in a fresh sandbox, closed after it. */
+async function run(language, code, options = {}) {
+  const { inputs, print, ...sandboxOptions } = options;
+  const sandbox = new Sandbox(language, sandboxOptions);
+  try {
+    return await sandbox.run(code, { inputs, print });
+  } finally {
+    sandbox.close();
+  }
+}
+
+module.exports = { Sandbox, run, Repr, Cycle, Tuple, ...errors };
+delete module.exports.fromNative;

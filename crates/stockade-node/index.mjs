@@ -1,0 +1,9 @@
+// The ES module face of index.js.
+import stockade from "./index.js";
+
+export const {
+  Sandbox, run, Repr, Cycle, Tuple, StockadeError, GuestError, GuestSyntaxError, TimeLimitError,
+  MemoryLimitError, WorkerCrashed, Disconnected, ServerShutdown, ConversionError, ConfigurationError,
+  ResultTooLarge, ProtocolError, Unauthorized, OverCapacity, SandboxClosed,
+} = stockade;
+export default stockade;

@@ -1,0 +1,189 @@
+//! One session for `index.js`: started and run on threads of its own (a
+//! thread a call, so a long run never holds one of Node's), each call
+//! answered with a promise of tagged JSON: `{ok: true, value, prints}` or
+//! `{ok: false, error, prints}`. Dropping the object (or `close`) ends the
+//! worker.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use napi::bindgen_prelude::{Env, Object};
+use napi_derive::napi;
+use serde_json::{Value as Json, json};
+use stockade::{Error, Language, OptionValue, PrintStream, Session, SessionOptions};
+
+use crate::{errors, values};
+
+/// A session, or why it did not start.
+type Slot = Arc<Mutex<Result<Option<Session>, Error>>>;
+
+#[napi]
+#[derive(Debug)]
+pub struct NativeSession {
+    slot: Slot,
+}
+
+/// Starts a session for `language` with `options` (the host library's
+/// options by name, as `SESSION_OPTIONS` lists them); resolves to the
+/// session, whose `failure()` says why if it did not start.
+#[napi(ts_return_type = "Promise<NativeSession>")]
+pub fn open<'env>(env: &'env Env, language: String, options: Json) -> napi::Result<Object<'env>> {
+    let options = session_options(&language, &options).map_err(napi::Error::from_reason)?;
+    let (deferred, promise) = env.create_deferred()?;
+    spawn(move || {
+        let started = Session::new(options).map(Some);
+        deferred.resolve(move |_| {
+            Ok(NativeSession {
+                slot: Arc::new(Mutex::new(started)),
+            })
+        });
+    })?;
+    Ok(promise)
+}
+
+#[napi]
+impl NativeSession {
+    /// Why the session did not start, as an error envelope; null if it did.
+    #[napi]
+    pub fn failure(&self) -> Option<Json> {
+        match &*lock(&self.slot) {
+            Err(err) => Some(errors::to_json(err)),
+            Ok(_) => None,
+        }
+    }
+
+    /// Runs `code` after binding `inputs` (tagged JSON, a dict of names);
+    /// resolves to the envelope.
+    #[napi(ts_return_type = "Promise<any>")]
+    pub fn run<'env>(
+        &self,
+        env: &'env Env,
+        code: String,
+        inputs: Option<Json>,
+    ) -> napi::Result<Object<'env>> {
+        let inputs = match inputs {
+            Some(inputs) => named_inputs(&inputs).map_err(napi::Error::from_reason)?,
+            None => Vec::new(),
+        };
+        let slot = Arc::clone(&self.slot);
+        let (deferred, promise) = env.create_deferred()?;
+        spawn(move || {
+            let answer = run(&slot, &code, inputs);
+            deferred.resolve(move |_| Ok(answer));
+        })?;
+        Ok(promise)
+    }
+
+    /// Ends the worker (at once; it is reaped off this thread).
+    #[napi]
+    pub fn close(&self) {
+        if let Ok(session) = &mut *lock(&self.slot) {
+            session.take();
+        }
+    }
+}
+
+fn lock(slot: &Slot) -> MutexGuard<'_, Result<Option<Session>, Error>> {
+    slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn spawn(work: impl FnOnce() + Send + 'static) -> napi::Result<()> {
+    std::thread::Builder::new()
+        .name("stockade-node".into())
+        .spawn(work)
+        .map(drop)
+        .map_err(|err| napi::Error::from_reason(format!("cannot start a thread: {err}")))
+}
+
+fn run(slot: &Slot, code: &str, inputs: Vec<(String, stockade::Value)>) -> Json {
+    let mut guard = lock(slot);
+    let session = match &mut *guard {
+        Ok(Some(session)) => session,
+        Ok(None) => {
+            return json!({ "ok": false, "error": {
+                "kind": "Closed",
+                "message": "the sandbox is closed",
+                "sessionLost": true,
+            }, "prints": [] });
+        }
+        Err(err) => return json!({ "ok": false, "error": errors::to_json(err), "prints": [] }),
+    };
+    let prints = Arc::new(Mutex::new(Vec::<Json>::new()));
+    let sink = Arc::clone(&prints);
+    session.on_print(move |stream, text| {
+        let name = match stream {
+            PrintStream::Stderr => "stderr",
+            _ => "stdout",
+        };
+        sink.lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push(json!([name, text]));
+    });
+    let result = session.run_with_inputs(code, inputs);
+    let prints = std::mem::take(&mut *prints.lock().unwrap_or_else(|p| p.into_inner()));
+    match result {
+        Ok(value) => json!({ "ok": true, "value": values::to_json(&value), "prints": prints }),
+        Err(err) => json!({ "ok": false, "error": errors::to_json(&err), "prints": prints }),
+    }
+}
+
+/// Inputs as `index.js` sends them: a tagged dict of names to values.
+fn named_inputs(inputs: &Json) -> Result<Vec<(String, stockade::Value)>, String> {
+    match values::from_json(inputs, "inputs", 0)? {
+        stockade::Value::Dict(pairs) => pairs
+            .into_iter()
+            .map(|(name, value)| match name {
+                stockade::Value::Str(name) => Ok((name, value)),
+                other => Err(format!("inputs: a name must be a string, not {other:?}")),
+            })
+            .collect(),
+        _ => Err("inputs must be an object of names to values".into()),
+    }
+}
+
+/// The session options `options` names (a plain object).
+fn session_options(language: &str, options: &Json) -> Result<SessionOptions, String> {
+    let language: Language = language.parse().map_err(|err| format!("language: {err}"))?;
+    let mut session = SessionOptions::new(language);
+    let Json::Object(options) = options else {
+        return Err("options must be an object".into());
+    };
+    for (key, value) in options {
+        if value.is_null() {
+            continue;
+        }
+        session.set(key, option_value(key, value)?)?;
+    }
+    Ok(session)
+}
+
+fn option_value(key: &str, value: &Json) -> Result<OptionValue, String> {
+    Ok(match value {
+        Json::Bool(b) => OptionValue::Bool(*b),
+        Json::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => OptionValue::Int(i128::from(i)),
+            (None, Some(f)) => OptionValue::Float(f),
+            _ => return Err(format!("{key}: a number out of range")),
+        },
+        Json::String(s) => OptionValue::Str(s.clone()),
+        Json::Array(items) => OptionValue::List(
+            items
+                .iter()
+                .map(|item| {
+                    item.as_str()
+                        .map(str::to_owned)
+                        .ok_or_else(|| format!("{key}: a list of strings"))
+                })
+                .collect::<Result<_, _>>()?,
+        ),
+        Json::Object(map) => OptionValue::Map(
+            map.iter()
+                .map(|(name, text)| {
+                    text.as_str()
+                        .map(|text| (name.clone(), text.to_owned()))
+                        .ok_or_else(|| format!("{key}: an object of strings"))
+                })
+                .collect::<Result<_, _>>()?,
+        ),
+        Json::Null => return Err(format!("{key}: null")),
+    })
+}

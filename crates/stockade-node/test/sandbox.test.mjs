@@ -1,0 +1,141 @@
+// The package end to end with real workers: both languages, values both
+// ways, output, every error class a run raises, limits, execute(), close,
+// and the ES module and CommonJS faces.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import * as stockade from "../index.mjs";
+
+const { Sandbox, run } = stockade;
+const LANGUAGES = [
+  ["python", { engine: "cpython" }],
+  ["python", { engine: "monty" }],
+  ["javascript", {}],
+];
+
+test("globals persist across runs in every engine", async () => {
+  for (const [language, options] of LANGUAGES) {
+    const sandbox = new Sandbox(language, options);
+    try {
+      await sandbox.run(language === "python" ? "x = 40" : "var x = 40");
+      assert.equal(await sandbox.run("x + 2"), 42, `${language} ${options.engine ?? ""}`);
+    } finally {
+      sandbox.close();
+    }
+  }
+});
+
+test("values cross both ways as JavaScript's own types", async () => {
+  const sandbox = new Sandbox("python", { engine: "monty" });
+  try {
+    const inputs = {
+      n: 7,
+      real: 2.5,
+      big: 2n ** 70n,
+      text: "naïve ☃",
+      blob: Buffer.from([0, 255]),
+      items: [1, "two", null],
+      mapping: new Map([[1, "one"]]),
+      members: new Set(["a"]),
+      flag: true,
+    };
+    const back = await sandbox.run("[n, real, big, text, blob, items, mapping, members, flag]", { inputs });
+    assert.deepEqual(back, [7, 2.5, 2n ** 70n, "naïve ☃", Buffer.from([0, 255]), [1, "two", null],
+      new Map([[1, "one"]]), new Set(["a"]), true]);
+    assert.deepEqual(await sandbox.run("{'a': 1, 'b': [2]}"), { a: 1, b: [2] });
+    assert.equal(await sandbox.run("2 ** 53 + 1"), 2n ** 53n + 1n);
+  } finally {
+    sandbox.close();
+  }
+});
+
+test("inputs that cannot cross are refused naming their path", async () => {
+  const sandbox = new Sandbox("javascript");
+  try {
+    const cyclic = { a: {} };
+    cyclic.a.self = cyclic;
+    await assert.rejects(sandbox.run("1", { inputs: { cyclic } }), (err) =>
+      err instanceof stockade.ConversionError && err.message.includes("inputs.cyclic.a.self"));
+    await assert.rejects(sandbox.run("1", { inputs: { f: () => 1 } }), stockade.ConversionError);
+    assert.equal(await sandbox.run("1 + 1"), 2, "the sandbox still works");
+  } finally {
+    sandbox.close();
+  }
+});
+
+test("output reaches the print callback in order", async () => {
+  const seen = [];
+  await run("python", "import sys\nprint('a')\nprint('b', file=sys.stderr)\nprint('c')", {
+    engine: "cpython",
+    print: (stream, text) => seen.push([stream, text]),
+  });
+  assert.deepEqual(seen, [["stdout", "a\n"], ["stderr", "b\n"], ["stdout", "c\n"]]);
+});
+
+test("a guest exception is a GuestError and the sandbox lives", async () => {
+  const sandbox = new Sandbox("python", { engine: "cpython" });
+  try {
+    await assert.rejects(sandbox.run("raise ValueError('no')"), (err) =>
+      err instanceof stockade.GuestError && err.type === "ValueError" && err.traceback.includes("ValueError"));
+    await assert.rejects(sandbox.run("def f(:"), stockade.GuestSyntaxError);
+    assert.equal(await sandbox.run("1"), 1);
+  } finally {
+    sandbox.close();
+  }
+});
+
+test("limits trip with their own errors", async () => {
+  const timed = new Sandbox("python", { engine: "monty", limits: { maxDuration: 0.2 } });
+  await assert.rejects(timed.run("while True:\n    pass"), (err) =>
+    err instanceof stockade.TimeLimitError && err.limit === "max_duration");
+  timed.close();
+  const hard = new Sandbox("javascript", { requestTimeout: 0.5 });
+  await assert.rejects(hard.run("while (true) {}"), (err) =>
+    err instanceof stockade.TimeLimitError && err.limit === "request_timeout" && err.sessionLost);
+  hard.close();
+  const small = new Sandbox("python", { engine: "monty", limits: { maxMemory: 32 << 20 } });
+  await assert.rejects(small.run("x = [0] * (10 ** 8)"), stockade.MemoryLimitError);
+  small.close();
+});
+
+test("execute never throws for the run's own failure", async () => {
+  const sandbox = new Sandbox("javascript");
+  try {
+    const ok = await sandbox.execute("console.log('hi'); 6 * 7");
+    assert.deepEqual([ok.status, ok.stdout, ok.result], ["ok", "hi\n", 42]);
+    const failed = await sandbox.execute("throw new TypeError('bad')");
+    assert.deepEqual([failed.status, failed.errorType], ["error", "TypeError"]);
+  } finally {
+    sandbox.close();
+  }
+});
+
+test("a closed sandbox refuses runs, and options are checked up front", async () => {
+  const sandbox = new Sandbox("python", { engine: "monty" });
+  await sandbox.run("1");
+  sandbox.close();
+  await assert.rejects(sandbox.run("1"), stockade.SandboxClosed);
+  assert.throws(() => new Sandbox("ruby"), stockade.ConfigurationError);
+  await assert.rejects(new Sandbox("python", { colour: 1 }).run("1"), (err) =>
+    err instanceof stockade.ConfigurationError && err.message.includes("colour"));
+  await assert.rejects(new Sandbox("python", { limits: { maxMemory: "lots" } }).run("1"), (err) =>
+    err instanceof stockade.ConfigurationError && err.message.includes("max_memory"));
+});
+
+test("await using closes the sandbox", async () => {
+  let kept;
+  {
+    const sandbox = new Sandbox("javascript");
+    kept = sandbox;
+    await sandbox.run("1");
+    await sandbox[Symbol.asyncDispose ?? Symbol.for("nodejs.asyncDispose")]();
+  }
+  await assert.rejects(kept.run("1"), stockade.SandboxClosed);
+});
+
+test("require() gives the same package", () => {
+  const require = createRequire(import.meta.url);
+  const cjs = require("../index.js");
+  assert.equal(cjs.Sandbox, stockade.Sandbox);
+  assert.equal(typeof cjs.run, "function");
+});
