@@ -66,9 +66,14 @@ export interface SandboxOptions {
 
 export type PrintCallback = (stream: "stdout" | "stderr", text: string) => void;
 
+/** A host function: it may return a value or a promise of one. */
+export type HostFunction = (...args: any[]) => GuestValue | Promise<GuestValue>;
+
 export interface RunOptions {
   inputs?: Record<string, GuestValue>;
   print?: PrintCallback;
+  /** Host functions for this run only. */
+  functions?: Record<string, HostFunction>;
 }
 
 export interface ExecutionResult {
@@ -85,8 +90,12 @@ export interface ExecutionResult {
 export declare class Sandbox {
   constructor(language?: "python" | "javascript", options?: SandboxOptions);
   readonly language: "python" | "javascript";
+  bindFunction(name: string, fn: HostFunction): void;
   run(code: string, options?: RunOptions): Promise<GuestValue>;
-  execute(code: string, options?: { inputs?: Record<string, GuestValue>; maxStreamBytes?: number }): Promise<ExecutionResult>;
+  execute(
+    code: string,
+    options?: { inputs?: Record<string, GuestValue>; functions?: Record<string, HostFunction>; maxStreamBytes?: number },
+  ): Promise<ExecutionResult>;
   close(): void;
   [Symbol.asyncDispose](): Promise<void>;
 }

@@ -57,6 +57,9 @@ class Sandbox {
   #options;
   #starting = null;
   #closed = false;
+  /** Host functions by name: bound for the sandbox's life, or for a run. */
+  #functions = new Map();
+  #redact;
 
   constructor(language = "python", options = {}) {
     if (!LANGUAGES.includes(language)) {
@@ -64,6 +67,41 @@ class Sandbox {
     }
     this.#language = language;
     this.#options = nativeOptions(options);
+    this.#redact = options.redactHostErrors !== false;
+  }
+
+  /**
+   * Makes `fn` callable from the guest as `name` for the sandbox's life.
+   * It may return a value or a promise; the guest waits for either, and
+   * Node's event loop runs meanwhile. An error it throws reaches the guest
+   * as the exception class of its `name` (TypeError, ValueError, ...) when
+   * the guest has one, else as a generic error; its message is replaced by
+   * "host function failed" unless `redactHostErrors: false`.
+   */
+  bindFunction(name, fn) {
+    if (typeof name !== "string" || !/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)) {
+      throw new errors.ConfigurationError(`a host function needs a name a guest can call, not ${JSON.stringify(name)}.`);
+    }
+    if (typeof fn !== "function") {
+      throw new errors.ConfigurationError(`${name}: bindFunction takes a function.`);
+    }
+    this.#functions.set(name, fn);
+  }
+
+  /** The guest's call of a host function, answered for the addon. */
+  async #dispatch(name, args) {
+    const fn = this.#functions.get(name);
+    if (fn === undefined) {
+      return { ok: false, type: "NameError", message: `name '${name}' is not defined` };
+    }
+    try {
+      const value = await fn(...decode(args));
+      return { ok: true, value: encode(value, `the result of ${name}`, new Set()) };
+    } catch (err) {
+      const type = err instanceof Error ? err.name : "Error";
+      const message = err instanceof Error ? err.message : String(err);
+      return { ok: false, type, message: this.#redact ? "host function failed" : message };
+    }
   }
 
   get language() {
@@ -78,7 +116,8 @@ class Sandbox {
     if (this.#starting === null) {
       let opening;
       try {
-        opening = native.open(this.#language, this.#options);
+        // The addon calls it with one argument, [name, args].
+        opening = native.open(this.#language, this.#options, ([name, args]) => this.#dispatch(name, args));
       } catch (err) {
         // The options, checked before any worker starts.
         opening = Promise.reject(new errors.ConfigurationError(`${err.message}.`));
@@ -97,10 +136,22 @@ class Sandbox {
    * of its last expression. Guest output goes to `print(stream, text)`, or
    * to process.stdout and process.stderr.
    */
-  async run(code, { inputs, print } = {}) {
+  async run(code, { inputs, print, functions } = {}) {
     const encoded = inputs === undefined ? null : encodeInputs(inputs);
     const session = await this.#session();
-    const answer = await session.run(String(code), encoded);
+    const added = [];
+    for (const [name, fn] of Object.entries(functions ?? {})) {
+      if (!this.#functions.has(name)) {
+        this.bindFunction(name, fn);
+        added.push(name);
+      }
+    }
+    let answer;
+    try {
+      answer = await session.run(String(code), encoded, [...this.#functions.keys()]);
+    } finally {
+      for (const name of added) this.#functions.delete(name);
+    }
     for (const [stream, text] of answer.prints) {
       if (print) print(stream, text);
       else (stream === "stderr" ? process.stderr : process.stdout).write(text);
@@ -113,7 +164,7 @@ class Sandbox {
    * As `run`, but never throws for the run's own failure: resolves to
    * `{status, stdout, stderr, result, error, errorType, truncated}`.
    */
-  async execute(code, { inputs, maxStreamBytes = DEFAULT_STREAM_LIMIT } = {}) {
+  async execute(code, { inputs, functions, maxStreamBytes = DEFAULT_STREAM_LIMIT } = {}) {
     const streams = { stdout: "", stderr: "" };
     let truncated = false;
     const print = (stream, text) => {
@@ -122,7 +173,7 @@ class Sandbox {
       streams[stream] += text.slice(0, Math.max(room, 0));
     };
     try {
-      const result = await this.run(code, { inputs, print });
+      const result = await this.run(code, { inputs, functions, print });
       return { status: "ok", ...streams, result, error: null, errorType: null, truncated };
     } catch (err) {
       if (!(err instanceof errors.StockadeError)) throw err;
@@ -148,10 +199,10 @@ class Sandbox {
 
 /** One run in a fresh sandbox, closed after it. */
 async function run(language, code, options = {}) {
-  const { inputs, print, ...sandboxOptions } = options;
+  const { inputs, print, functions, ...sandboxOptions } = options;
   const sandbox = new Sandbox(language, sandboxOptions);
   try {
-    return await sandbox.run(code, { inputs, print });
+    return await sandbox.run(code, { inputs, print, functions });
   } finally {
     sandbox.close();
   }

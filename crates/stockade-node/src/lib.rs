@@ -12,5 +12,6 @@
 #![cfg_attr(test, allow(dead_code))]
 
 mod errors;
+mod functions;
 mod session;
 mod values;

@@ -4,36 +4,49 @@
 //! `{ok: false, error, prints}`. Dropping the object (or `close`) ends the
 //! worker.
 
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use napi::bindgen_prelude::{Env, Object};
+use napi::bindgen_prelude::{Env, Function, Object, PromiseRaw};
 use napi_derive::napi;
 use serde_json::{Value as Json, json};
 use stockade::{Error, Language, OptionValue, PrintStream, Session, SessionOptions};
 
+use crate::functions::{Dispatcher, dispatcher, host_function};
 use crate::{errors, values};
 
 /// A session, or why it did not start.
 type Slot = Arc<Mutex<Result<Option<Session>, Error>>>;
 
 #[napi]
-#[derive(Debug)]
 pub struct NativeSession {
     slot: Slot,
+    dispatcher: Arc<Dispatcher>,
+    /// Host-function names registered with the session.
+    registered: Arc<Mutex<HashSet<String>>>,
 }
 
 /// Starts a session for `language` with `options` (the host library's
-/// options by name, as `SESSION_OPTIONS` lists them); resolves to the
-/// session, whose `failure()` says why if it did not start.
+/// options by name, as `SESSION_OPTIONS` lists them), whose host
+/// functions `dispatch` answers; resolves to the session, whose
+/// `failure()` says why if it did not start.
 #[napi(ts_return_type = "Promise<NativeSession>")]
-pub fn open<'env>(env: &'env Env, language: String, options: Json) -> napi::Result<Object<'env>> {
+pub fn open<'env>(
+    env: &'env Env,
+    language: String,
+    options: Json,
+    dispatch: Function<'_, (String, Json), PromiseRaw<'static, Json>>,
+) -> napi::Result<Object<'env>> {
     let options = session_options(&language, &options).map_err(napi::Error::from_reason)?;
+    let dispatcher = dispatcher(dispatch)?;
     let (deferred, promise) = env.create_deferred()?;
     spawn(move || {
         let started = Session::new(options).map(Some);
         deferred.resolve(move |_| {
             Ok(NativeSession {
                 slot: Arc::new(Mutex::new(started)),
+                dispatcher,
+                registered: Arc::new(Mutex::new(HashSet::new())),
             })
         });
     })?;
@@ -51,7 +64,8 @@ impl NativeSession {
         }
     }
 
-    /// Runs `code` after binding `inputs` (tagged JSON, a dict of names);
+    /// Runs `code` after binding `inputs` (tagged JSON, a dict of names),
+    /// the guest able to call the host functions `functions` names;
     /// resolves to the envelope.
     #[napi(ts_return_type = "Promise<any>")]
     pub fn run<'env>(
@@ -59,14 +73,18 @@ impl NativeSession {
         env: &'env Env,
         code: String,
         inputs: Option<Json>,
+        functions: Vec<String>,
     ) -> napi::Result<Object<'env>> {
         let inputs = match inputs {
             Some(inputs) => named_inputs(&inputs).map_err(napi::Error::from_reason)?,
             None => Vec::new(),
         };
         let slot = Arc::clone(&self.slot);
+        let dispatcher = Arc::clone(&self.dispatcher);
+        let registered = Arc::clone(&self.registered);
         let (deferred, promise) = env.create_deferred()?;
         spawn(move || {
+            register(&slot, &dispatcher, &registered, functions);
             let answer = run(&slot, &code, inputs);
             deferred.resolve(move |_| Ok(answer));
         })?;
@@ -78,6 +96,30 @@ impl NativeSession {
     pub fn close(&self) {
         if let Ok(session) = &mut *lock(&self.slot) {
             session.take();
+        }
+    }
+}
+
+impl std::fmt::Debug for NativeSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NativeSession").finish_non_exhaustive()
+    }
+}
+
+/// Registers the host functions not registered yet.
+fn register(
+    slot: &Slot,
+    dispatcher: &Arc<Dispatcher>,
+    registered: &Mutex<HashSet<String>>,
+    functions: Vec<String>,
+) {
+    let mut known = registered.lock().unwrap_or_else(|p| p.into_inner());
+    if let Ok(Some(session)) = &mut *lock(slot) {
+        for name in functions {
+            if known.insert(name.clone()) {
+                let function = host_function(Arc::clone(dispatcher), name.clone());
+                session.register_function(&name, function);
+            }
         }
     }
 }

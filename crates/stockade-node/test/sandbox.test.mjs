@@ -139,3 +139,60 @@ test("require() gives the same package", () => {
   assert.equal(cjs.Sandbox, stockade.Sandbox);
   assert.equal(typeof cjs.run, "function");
 });
+
+test("host functions run on Node's thread, sync or async, in both languages", async () => {
+  for (const [language, options, code] of [
+    ["python", { engine: "cpython" }, "total = add(40, 2)\nlookup('a') + total"],
+    ["python", { engine: "monty" }, "total = add(40, 2)\nlookup('a') + total"],
+    ["javascript", {}, "const total = add(40, 2); lookup('a') + total"],
+  ]) {
+    const sandbox = new Sandbox(language, options);
+    try {
+      sandbox.bindFunction("add", (a, b) => a + b);
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 1);
+      const lookup = async (key) => {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        return { a: 100 }[key];
+      };
+      const value = await sandbox.run(code, { functions: { lookup } });
+      clearInterval(timer);
+      assert.equal(value, 142, `${language} ${options.engine ?? ""}`);
+      assert.ok(ticks > 0, "the event loop ran while the guest waited");
+      // A per-run function is gone after its run.
+      await assert.rejects(sandbox.run("lookup('a')"), stockade.GuestError);
+    } finally {
+      sandbox.close();
+    }
+  }
+});
+
+test("a host function's error reaches the guest by its class, redacted unless asked", async () => {
+  const failing = () => {
+    throw new TypeError("secret detail");
+  };
+  const redacted = new Sandbox("python", { engine: "monty" });
+  redacted.bindFunction("f", failing);
+  assert.deepEqual(
+    await redacted.run("try:\n    f()\nexcept TypeError as e:\n    r = ['TypeError', str(e)]\nr"),
+    ["TypeError", "host function failed"],
+  );
+  redacted.close();
+  const shown = new Sandbox("python", { engine: "monty", redactHostErrors: false });
+  shown.bindFunction("f", failing);
+  assert.equal(await shown.run("try:\n    f()\nexcept TypeError as e:\n    r = str(e)\nr"), "secret detail");
+  shown.close();
+});
+
+test("a process with live, unclosed sandboxes exits when its work is done", async () => {
+  const { spawnSync } = await import("node:child_process");
+  const script = `
+    const { Sandbox } = require(${JSON.stringify(new URL("../index.js", import.meta.url).pathname)});
+    const s = new Sandbox("python", { engine: "monty" });
+    s.bindFunction("f", async () => 41);
+    s.run("f() + 1").then((v) => console.log(v));
+  `;
+  const child = spawnSync(process.execPath, ["-e", script], { timeout: 20000, encoding: "utf8" });
+  assert.equal(child.status, 0, child.stderr);
+  assert.equal(child.stdout, "42\n");
+});
