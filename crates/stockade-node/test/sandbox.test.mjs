@@ -196,3 +196,17 @@ test("a process with live, unclosed sandboxes exits when its work is done", asyn
   assert.equal(child.status, 0, child.stderr);
   assert.equal(child.stdout, "42\n");
 });
+
+test("examples/agent_tools.mjs runs its tools in both languages", async () => {
+  const { spawnSync } = await import("node:child_process");
+  const example = new URL("../../../examples/agent_tools.mjs", import.meta.url).pathname;
+  const child = spawnSync(process.execPath, [example], { timeout: 60000, encoding: "utf8" });
+  assert.equal(child.status, 0, child.stderr);
+  for (const language of ["python", "javascript"]) {
+    assert.ok(
+      child.stdout.includes(`${language} result: {"can_order":["apple","plum"],"total":8.75}`),
+      child.stdout,
+    );
+    assert.ok(child.stdout.includes(`[${language}] pear: 0 in stock`), child.stdout);
+  }
+});
