@@ -59,6 +59,8 @@ class Sandbox {
   #closed = false;
   /** Host functions by name: bound for the sandbox's life, or for a run. */
   #functions = new Map();
+  /** Where the running run's output goes. */
+  #print = null;
   #redact;
 
   constructor(language = "python", options = {}) {
@@ -90,6 +92,13 @@ class Sandbox {
 
   /** The guest's call of a host function, answered for the addon. */
   async #dispatch(name, args) {
+    if (name === "\u0000print") {
+      const [stream, text] = args;
+      if (this.#print) this.#print(stream, text);
+      else (stream === "stderr" ? process.stderr : process.stdout).write(text);
+      return { ok: true };
+    }
+    if (name === "\u0000flush") return { ok: true };
     const fn = this.#functions.get(name);
     if (fn === undefined) {
       return { ok: false, type: "NameError", message: `name '${name}' is not defined` };
@@ -134,7 +143,8 @@ class Sandbox {
   /**
    * Runs `code` after binding `inputs` as globals; resolves to the value
    * of its last expression. Guest output goes to `print(stream, text)`, or
-   * to process.stdout and process.stderr.
+   * to process.stdout and process.stderr, as it is printed; `functions`
+   * are host functions for this run only.
    */
   async run(code, { inputs, print, functions } = {}) {
     const encoded = inputs === undefined ? null : encodeInputs(inputs);
@@ -147,14 +157,12 @@ class Sandbox {
       }
     }
     let answer;
+    this.#print = print ?? null;
     try {
       answer = await session.run(String(code), encoded, [...this.#functions.keys()]);
     } finally {
+      this.#print = null;
       for (const name of added) this.#functions.delete(name);
-    }
-    for (const [stream, text] of answer.prints) {
-      if (print) print(stream, text);
-      else (stream === "stderr" ? process.stderr : process.stdout).write(text);
     }
     if (!answer.ok) throw errors.fromNative(answer.error);
     return decode(answer.value);

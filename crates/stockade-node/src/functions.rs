@@ -93,6 +93,42 @@ pub fn host_function(
     }
 }
 
+/// The name under which the dispatcher is handed guest output (no guest
+/// function can have it).
+const PRINT: &str = "\u{0}print";
+/// The name of the call that returns once everything queued before it
+/// has been handled.
+const FLUSH: &str = "\u{0}flush";
+/// Longest a run's answer waits for its output to land in Node.
+const FLUSH_WAIT: Duration = Duration::from_secs(10);
+
+/// Hands guest output to Node, without waiting.
+pub fn print(dispatcher: &Dispatcher, stream: &str, text: &str) {
+    let _ = dispatcher.call(
+        (PRINT.to_owned(), json!([stream, text])),
+        ThreadsafeFunctionCallMode::NonBlocking,
+    );
+}
+
+/// Waits until Node has handled everything handed to it so far.
+pub fn flush(dispatcher: &Dispatcher) {
+    let (done, landed) = channel::<Json>();
+    let status = dispatcher.call_with_return_value(
+        (FLUSH.to_owned(), Json::Null),
+        ThreadsafeFunctionCallMode::NonBlocking,
+        move |returned, _env| {
+            returned?.then(move |settled| {
+                let _ = done.send(settled.value);
+                Ok(())
+            })?;
+            Ok(())
+        },
+    );
+    if status == napi::Status::Ok {
+        let _ = landed.recv_timeout(FLUSH_WAIT);
+    }
+}
+
 fn answer_of(name: &str, reply: &Json) -> HostResult {
     if reply.get("ok").and_then(Json::as_bool) == Some(true) {
         let value = reply.get("value").unwrap_or(&Json::Null);

@@ -1,7 +1,8 @@
 //! One session for `index.js`: started and run on threads of its own (a
 //! thread a call, so a long run never holds one of Node's), each call
-//! answered with a promise of tagged JSON: `{ok: true, value, prints}` or
-//! `{ok: false, error, prints}`. Dropping the object (or `close`) ends the
+//! answered with a promise of tagged JSON: `{ok: true, value}` or `{ok:
+//! false, error}`; output goes to Node as it is printed. Dropping the
+//! object (or `close`) ends the
 //! worker.
 
 use std::collections::HashSet;
@@ -12,7 +13,7 @@ use napi_derive::napi;
 use serde_json::{Value as Json, json};
 use stockade::{Error, Language, OptionValue, PrintStream, Session, SessionOptions};
 
-use crate::functions::{Dispatcher, dispatcher, host_function};
+use crate::functions::{self, Dispatcher, dispatcher, host_function};
 use crate::{errors, values};
 
 /// A session, or why it did not start.
@@ -85,7 +86,7 @@ impl NativeSession {
         let (deferred, promise) = env.create_deferred()?;
         spawn(move || {
             register(&slot, &dispatcher, &registered, functions);
-            let answer = run(&slot, &code, inputs);
+            let answer = run(&slot, &dispatcher, &code, inputs);
             deferred.resolve(move |_| Ok(answer));
         })?;
         Ok(promise)
@@ -136,7 +137,12 @@ fn spawn(work: impl FnOnce() + Send + 'static) -> napi::Result<()> {
         .map_err(|err| napi::Error::from_reason(format!("cannot start a thread: {err}")))
 }
 
-fn run(slot: &Slot, code: &str, inputs: Vec<(String, stockade::Value)>) -> Json {
+fn run(
+    slot: &Slot,
+    dispatcher: &Arc<Dispatcher>,
+    code: &str,
+    inputs: Vec<(String, stockade::Value)>,
+) -> Json {
     let mut guard = lock(slot);
     let session = match &mut *guard {
         Ok(Some(session)) => session,
@@ -145,26 +151,25 @@ fn run(slot: &Slot, code: &str, inputs: Vec<(String, stockade::Value)>) -> Json 
                 "kind": "Closed",
                 "message": "the sandbox is closed",
                 "sessionLost": true,
-            }, "prints": [] });
+            }});
         }
-        Err(err) => return json!({ "ok": false, "error": errors::to_json(err), "prints": [] }),
+        Err(err) => return json!({ "ok": false, "error": errors::to_json(err) }),
     };
-    let prints = Arc::new(Mutex::new(Vec::<Json>::new()));
-    let sink = Arc::clone(&prints);
+    // Output goes to Node as it is printed, in order with host calls (one
+    // queue carries both); the run's answer waits until it has all landed.
+    let printer = Arc::clone(dispatcher);
     session.on_print(move |stream, text| {
         let name = match stream {
             PrintStream::Stderr => "stderr",
             _ => "stdout",
         };
-        sink.lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .push(json!([name, text]));
+        functions::print(&printer, name, text);
     });
     let result = session.run_with_inputs(code, inputs);
-    let prints = std::mem::take(&mut *prints.lock().unwrap_or_else(|p| p.into_inner()));
+    functions::flush(dispatcher);
     match result {
-        Ok(value) => json!({ "ok": true, "value": values::to_json(&value), "prints": prints }),
-        Err(err) => json!({ "ok": false, "error": errors::to_json(&err), "prints": prints }),
+        Ok(value) => json!({ "ok": true, "value": values::to_json(&value) }),
+        Err(err) => json!({ "ok": false, "error": errors::to_json(&err) }),
     }
 }
 

@@ -210,3 +210,20 @@ test("examples/agent_tools.mjs runs its tools in both languages", async () => {
     assert.ok(child.stdout.includes(`[${language}] pear: 0 in stock`), child.stdout);
   }
 });
+
+test("output arrives while the run goes on, in order with host calls", async () => {
+  for (const [language, options, code] of [
+    ["javascript", {}, "console.log('before'); check()"],
+    ["python", { engine: "monty" }, "print('before')\ncheck()"],
+  ]) {
+    const seen = [];
+    const sandbox = new Sandbox(language, options);
+    try {
+      sandbox.bindFunction("check", () => seen.join(""));
+      const value = await sandbox.run(code, { print: (stream, text) => seen.push(text) });
+      assert.equal(value, "before\n", `${language}: the host call saw the output printed before it`);
+    } finally {
+      sandbox.close();
+    }
+  }
+});
