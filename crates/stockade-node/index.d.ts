@@ -96,6 +96,18 @@ export declare class Sandbox {
     code: string,
     options?: { inputs?: Record<string, GuestValue>; functions?: Record<string, HostFunction>; maxStreamBytes?: number },
   ): Promise<ExecutionResult>;
+  /** Waits for the worker, so that a failed start is seen here. */
+  ready(): Promise<this>;
+  close(): void;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+export declare class Pool {
+  constructor(language?: "python" | "javascript", options?: SandboxOptions & { size?: number });
+  /** A sandbox on a fresh worker from the pool. */
+  checkout(): Promise<Sandbox>;
+  /** One run on a fresh worker, closed after it. */
+  run(code: string, options?: RunOptions): Promise<GuestValue>;
   close(): void;
   [Symbol.asyncDispose](): Promise<void>;
 }

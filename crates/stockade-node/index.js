@@ -18,6 +18,8 @@ const BIN = path.join(__dirname, "bin");
 const native = require(path.join(BIN, "stockade.node"));
 const LANGUAGES = ["python", "javascript"];
 const DISPOSE = Symbol.asyncDispose ?? Symbol.for("nodejs.asyncDispose");
+/** Lets a Pool hand a Sandbox the session it checked out. */
+const ADOPT = Symbol("adopt");
 
 /** Bytes of stdout and of stderr `execute` keeps. */
 const DEFAULT_STREAM_LIMIT = 64 * 1024;
@@ -117,6 +119,28 @@ class Sandbox {
     return this.#language;
   }
 
+  /** A sandbox on `opening`, a pool's checkout (made with `open(dispatch)`). */
+  static [ADOPT](language, options, open) {
+    const sandbox = new Sandbox(language, options);
+    sandbox.#starting = sandbox.#checked(open(([name, args]) => sandbox.#dispatch(name, args)));
+    return sandbox;
+  }
+
+  /** The session, or the error it did not start with. */
+  #checked(opening) {
+    return opening.then((session) => {
+      const failure = session.failure();
+      if (failure) throw errors.fromNative(failure);
+      return session;
+    });
+  }
+
+  /** Waits for the worker (a pool's checkout), so a failed start is the caller's to see. */
+  async ready() {
+    await this.#session();
+    return this;
+  }
+
   /** The worker starts with the first run, off Node's thread. */
   #session() {
     if (this.#closed) {
@@ -131,11 +155,7 @@ class Sandbox {
         // The options, checked before any worker starts.
         opening = Promise.reject(new errors.ConfigurationError(`${err.message}.`));
       }
-      this.#starting = opening.then((session) => {
-        const failure = session.failure();
-        if (failure) throw errors.fromNative(failure);
-        return session;
-      });
+      this.#starting = this.#checked(opening);
     }
     return this.#starting;
   }
@@ -205,6 +225,71 @@ class Sandbox {
   }
 }
 
+/**
+ * Ready workers for sandboxes with one set of options, started in the
+ * background; each checkout is a fresh worker, never reused.
+ */
+class Pool {
+  #language;
+  #options;
+  #userOptions;
+  #starting;
+  #closed = false;
+
+  constructor(language = "python", { size = 4, ...options } = {}) {
+    if (!LANGUAGES.includes(language)) {
+      throw new errors.ConfigurationError(`language must be one of ${LANGUAGES.join(", ")}, not ${JSON.stringify(language)}.`);
+    }
+    if (!Number.isInteger(size) || size < 1) {
+      throw new errors.ConfigurationError(`size must be a whole number of workers, at least 1, not ${size}.`);
+    }
+    this.#language = language;
+    this.#userOptions = options;
+    this.#options = nativeOptions(options);
+    let opening;
+    try {
+      opening = native.openPool(language, this.#options, size);
+    } catch (err) {
+      opening = Promise.reject(new errors.ConfigurationError(`${err.message}.`));
+    }
+    this.#starting = opening.then((pool) => {
+      const failure = pool.failure();
+      if (failure) throw errors.fromNative(failure);
+      return pool;
+    });
+    // A failed start is reported by the next checkout, not as unhandled.
+    this.#starting.catch(() => {});
+  }
+
+  /** A sandbox on a fresh worker from the pool. */
+  async checkout() {
+    if (this.#closed) throw new errors.SandboxClosed("the pool is closed. Make a new Pool.");
+    const pool = await this.#starting;
+    const sandbox = Sandbox[ADOPT](this.#language, this.#userOptions, (dispatch) => pool.checkout(dispatch));
+    return sandbox.ready();
+  }
+
+  /** One run on a fresh worker from the pool, closed after it. */
+  async run(code, options = {}) {
+    const sandbox = await this.checkout();
+    try {
+      return await sandbox.run(code, options);
+    } finally {
+      sandbox.close();
+    }
+  }
+
+  /** Ends the idle workers; checked-out sandboxes go on. */
+  close() {
+    this.#closed = true;
+    this.#starting.then((pool) => pool.close(), () => {});
+  }
+
+  async [DISPOSE]() {
+    this.close();
+  }
+}
+
 /** One run in a fresh sandbox, closed after it. */
 async function run(language, code, options = {}) {
   const { inputs, print, functions, ...sandboxOptions } = options;
@@ -216,5 +301,5 @@ async function run(language, code, options = {}) {
   }
 }
 
-module.exports = { Sandbox, run, Repr, Cycle, Tuple, ...errors };
+module.exports = { Sandbox, Pool, run, Repr, Cycle, Tuple, ...errors };
 delete module.exports.fromNative;

@@ -234,3 +234,77 @@ fn option_value(key: &str, value: &Json) -> Result<OptionValue, String> {
         Json::Null => return Err(format!("{key}: null")),
     })
 }
+
+/// A pool of ready workers (`stockade::Pool`), or why it did not start.
+#[napi]
+pub struct NativePool {
+    pool: Result<Arc<stockade::Pool>, Error>,
+}
+
+impl std::fmt::Debug for NativePool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NativePool").finish_non_exhaustive()
+    }
+}
+
+/// Starts a pool of `size` workers for `language` with `options`;
+/// resolves to the pool, whose `failure()` says why if it did not start.
+#[napi(ts_return_type = "Promise<NativePool>")]
+pub fn open_pool<'env>(
+    env: &'env Env,
+    language: String,
+    options: Json,
+    size: u32,
+) -> napi::Result<Object<'env>> {
+    let options = session_options(&language, &options).map_err(napi::Error::from_reason)?;
+    let (deferred, promise) = env.create_deferred()?;
+    spawn(move || {
+        let shape = stockade::PoolOptions {
+            size: usize::try_from(size).unwrap_or(usize::MAX).max(1),
+            ..Default::default()
+        };
+        let pool = stockade::Pool::new(options, shape).map(Arc::new);
+        deferred.resolve(move |_| Ok(NativePool { pool }));
+    })?;
+    Ok(promise)
+}
+
+#[napi]
+impl NativePool {
+    /// Why the pool did not start, as an error envelope; null if it did.
+    #[napi]
+    pub fn failure(&self) -> Option<Json> {
+        self.pool.as_ref().err().map(errors::to_json)
+    }
+
+    /// A fresh worker's session, whose host functions `dispatch` answers.
+    #[napi(ts_return_type = "Promise<NativeSession>")]
+    pub fn checkout<'env>(
+        &self,
+        env: &'env Env,
+        dispatch: Function<'_, (String, Json), PromiseRaw<'static, Json>>,
+    ) -> napi::Result<Object<'env>> {
+        let pool = self.pool.clone();
+        let dispatcher = dispatcher(dispatch)?;
+        let (deferred, promise) = env.create_deferred()?;
+        spawn(move || {
+            let session = pool.and_then(|pool| pool.checkout()).map(Some);
+            deferred.resolve(move |_| {
+                Ok(NativeSession {
+                    slot: Arc::new(Mutex::new(session)),
+                    dispatcher,
+                    registered: Arc::new(Mutex::new(HashSet::new())),
+                })
+            });
+        })?;
+        Ok(promise)
+    }
+
+    /// Ends the idle workers; checked-out sessions go on.
+    #[napi]
+    pub fn close(&self) {
+        if let Ok(pool) = &self.pool {
+            pool.close();
+        }
+    }
+}

@@ -227,3 +227,23 @@ test("output arrives while the run goes on, in order with host calls", async () 
     }
   }
 });
+
+test("a pool hands out fresh workers, each used once", async () => {
+  const pool = new stockade.Pool("python", { engine: "monty", size: 2 });
+  try {
+    const first = await pool.checkout();
+    await first.run("x = 1");
+    first.bindFunction("double", (n) => n * 2);
+    assert.equal(await first.run("double(x)"), 2);
+    first.close();
+    const second = await pool.checkout();
+    await assert.rejects(second.run("x"), (err) => err instanceof stockade.GuestError && err.type === "NameError");
+    second.close();
+    assert.equal(await pool.run("6 * 7"), 42);
+  } finally {
+    pool.close();
+  }
+  await assert.rejects(pool.checkout(), stockade.SandboxClosed);
+  const bad = new stockade.Pool("python", { colour: 1 });
+  await assert.rejects(bad.checkout(), stockade.ConfigurationError);
+});

@@ -1,6 +1,6 @@
 // Compiled (not run) by `npm run typecheck`: the declarations describe
 // what a user writes.
-import { Sandbox, run, GuestError, TimeLimitError, type ExecutionResult, type GuestValue } from "../index.js";
+import { Sandbox, Pool, run, GuestError, TimeLimitError, type ExecutionResult, type GuestValue } from "../index.js";
 
 async function main(): Promise<void> {
   const sandbox = new Sandbox("python", { limits: { maxDuration: 5, maxMemory: 256 << 20 }, sandbox: "require" });
@@ -14,6 +14,11 @@ async function main(): Promise<void> {
     if (err instanceof TimeLimitError) console.log(err.limit, err.seconds);
   }
   sandbox.close();
+  const pool = new Pool("javascript", { size: 2 });
+  const checked: Sandbox = await pool.checkout();
+  checked.bindFunction("f", async (n: number) => n + 1);
+  console.log(await checked.run("f(1)"), await pool.run("1"));
+  pool.close();
   console.log(value, await run("javascript", "6 * 7"));
 }
 
