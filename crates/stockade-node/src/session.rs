@@ -39,10 +39,20 @@ pub fn open<'env>(
     dispatch: Function<'_, (String, Json), PromiseRaw<'static, Json>>,
 ) -> napi::Result<Object<'env>> {
     let options = session_options(&language, &options).map_err(napi::Error::from_reason)?;
+    resolve_session(env, dispatch, move || Session::new(options))
+}
+
+/// A promise of the session `start` makes on a thread of its own, whose
+/// host functions `dispatch` answers.
+fn resolve_session<'env>(
+    env: &'env Env,
+    dispatch: Function<'_, (String, Json), PromiseRaw<'static, Json>>,
+    start: impl FnOnce() -> Result<Session, Error> + Send + 'static,
+) -> napi::Result<Object<'env>> {
     let dispatcher = dispatcher(dispatch)?;
     let (deferred, promise) = env.create_deferred()?;
     spawn(move || {
-        let started = Session::new(options).map(Some);
+        let started = start().map(Some);
         deferred.resolve(move |_| {
             Ok(NativeSession {
                 slot: Arc::new(Mutex::new(started)),
@@ -285,19 +295,7 @@ impl NativePool {
         dispatch: Function<'_, (String, Json), PromiseRaw<'static, Json>>,
     ) -> napi::Result<Object<'env>> {
         let pool = self.pool.clone();
-        let dispatcher = dispatcher(dispatch)?;
-        let (deferred, promise) = env.create_deferred()?;
-        spawn(move || {
-            let session = pool.and_then(|pool| pool.checkout()).map(Some);
-            deferred.resolve(move |_| {
-                Ok(NativeSession {
-                    slot: Arc::new(Mutex::new(session)),
-                    dispatcher,
-                    registered: Arc::new(Mutex::new(HashSet::new())),
-                })
-            });
-        })?;
-        Ok(promise)
+        resolve_session(env, dispatch, move || pool.and_then(|pool| pool.checkout()))
     }
 
     /// Ends the idle workers; checked-out sessions go on.
