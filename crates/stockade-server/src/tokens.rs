@@ -129,7 +129,7 @@ fn constant_time_eq(a: &TokenId, b: &TokenId) -> bool {
 mod tests {
     use super::*;
 
-    fn file(text: &str) -> tempfile_path::Path {
+    fn file(text: &str) -> std::io::Result<tempfile_path::Path> {
         tempfile_path::Path::with(text)
     }
 
@@ -137,14 +137,14 @@ mod tests {
     mod tempfile_path {
         pub struct Path(pub std::path::PathBuf);
         impl Path {
-            pub fn with(text: &str) -> Self {
+            pub fn with(text: &str) -> std::io::Result<Self> {
                 static NEXT: std::sync::atomic::AtomicUsize =
                     std::sync::atomic::AtomicUsize::new(0);
                 let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let path = std::env::temp_dir()
                     .join(format!("stockade-tokens-{}-{n}", std::process::id()));
-                std::fs::write(&path, text).expect("write the token file");
-                Self(path)
+                std::fs::write(&path, text)?;
+                Ok(Self(path))
             }
         }
         impl Drop for Path {
@@ -155,9 +155,9 @@ mod tests {
     }
 
     #[test]
-    fn only_a_listed_bearer_token_is_let_in() {
-        let f = file("# the team's\nthe-first-token-0123\n\nthe-second-token-456\n");
-        let tokens = Tokens::from_file(&f.0).unwrap();
+    fn only_a_listed_bearer_token_is_let_in() -> Result<(), Box<dyn std::error::Error>> {
+        let f = file("# the team's\nthe-first-token-0123\n\nthe-second-token-456\n")?;
+        let tokens = Tokens::from_file(&f.0)?;
         assert!(tokens.check(Some(b"Bearer the-first-token-0123")).is_some());
         assert!(tokens.check(Some(b"Bearer the-second-token-456")).is_some());
         assert_ne!(
@@ -169,13 +169,15 @@ mod tests {
         assert!(tokens.check(Some(b"bearer the-first-token-0123")).is_some());
         assert!(tokens.check(Some(b"Basic the-first-token-0123")).is_none());
         assert!(tokens.check(None).is_none());
+        Ok(())
     }
 
     #[test]
-    fn a_short_token_or_an_empty_file_is_refused_at_load() {
-        let short = file("short\n");
+    fn a_short_token_or_an_empty_file_is_refused_at_load() -> std::io::Result<()> {
+        let short = file("short\n")?;
         assert!(Tokens::from_file(&short.0).is_err());
-        let empty = file("# nothing here yet\n\n\n");
+        let empty = file("# nothing here yet\n\n\n")?;
         assert!(Tokens::from_file(&empty.0).is_err());
+        Ok(())
     }
 }

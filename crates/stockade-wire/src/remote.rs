@@ -138,7 +138,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_remote_end_round_trips_and_is_told_apart_from_responses() {
+    fn a_remote_end_round_trips_and_is_told_apart_from_responses()
+    -> Result<(), Box<dyn std::error::Error>> {
         let limits = WireLimits::default();
         let end = RemoteEnd {
             cause: EndCause::RequestTimeout,
@@ -148,19 +149,20 @@ mod tests {
             limit_us: Some(1_000_000),
             image: Some(vec![1, 2, 3]),
         };
-        let frame = encode_remote_end(&end, &limits).unwrap();
+        let frame = encode_remote_end(&end, &limits)?;
         let payload = &frame[crate::FRAME_HEADER_LEN..];
         assert!(is_remote_end(payload));
-        let back = decode_remote_end(payload, &limits).unwrap();
+        let back = decode_remote_end(payload, &limits)?;
         assert_eq!(back.cause, end.cause);
         assert_eq!(back.signal, Some(9));
-        assert!(back.detail.unwrap().len() <= MAX_END_DETAIL);
+        assert!(back.detail.is_some_and(|d| d.len() <= MAX_END_DETAIL));
         assert_eq!(back.image, Some(vec![1, 2, 3]));
         assert!(crate::decode_response(payload, &limits).is_err());
+        Ok(())
     }
 
     #[test]
-    fn a_cut_remote_end_is_refused() {
+    fn a_cut_remote_end_is_refused() -> Result<(), crate::EncodeError> {
         let limits = WireLimits::default();
         let end = RemoteEnd {
             cause: EndCause::Exited,
@@ -170,8 +172,9 @@ mod tests {
             limit_us: None,
             image: None,
         };
-        let frame = encode_remote_end(&end, &limits).unwrap();
+        let frame = encode_remote_end(&end, &limits)?;
         let payload = &frame[crate::FRAME_HEADER_LEN..];
         assert!(decode_remote_end(&payload[..payload.len() - 1], &limits).is_err());
+        Ok(())
     }
 }
