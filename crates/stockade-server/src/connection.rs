@@ -83,14 +83,12 @@ pub async fn serve(
             .await;
         return;
     }
+    // A message past --max-message-size never gets here: the WebSocket
+    // layer ends the connection (lib.rs sets its bound).
     let idle = server.idle_timeout;
-    let most = server.max_message;
     let closing = loop {
         tokio::select! {
             incoming = socket.recv() => match incoming {
-                Some(Ok(Message::Binary(bytes))) if bytes.len() > most => {
-                    break Closing::ClientBroke(format!("a message of {} bytes is past this server's --max-message-size of {most}", bytes.len()));
-                }
                 Some(Ok(Message::Binary(bytes))) => match to_relay.try_send(Vec::from(bytes)) {
                     Ok(()) => {}
                     Err(TrySendError::Full(_)) => break Closing::ClientBroke("the client sent messages out of turn".into()),

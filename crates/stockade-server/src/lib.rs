@@ -32,14 +32,11 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use stockade::relay::RelayPolicy;
-use stockade_wire::{FRAME_HEADER_LEN, SESSION_PATH, WireLimits};
+use stockade_wire::{FRAME_HEADER_LEN, REQUEST_TIMEOUT_HEADER, SESSION_PATH, WireLimits};
 
 use crate::capacity::Capacity;
 use crate::metrics::Metrics;
 use crate::tokens::Tokens;
-
-/// The header a client names its own request timeout in, in milliseconds.
-pub const REQUEST_TIMEOUT_HEADER: &str = "stockade-request-timeout-ms";
 
 /// Everything `stockade serve` is started with.
 #[derive(Debug, Clone)]

@@ -45,8 +45,8 @@ pub use message::{
 };
 pub use names::UnknownName;
 pub use remote::{
-    EndCause, MAX_END_DETAIL, RemoteEnd, SESSION_PATH, decode_remote_end, encode_remote_end,
-    is_remote_end,
+    EndCause, MAX_END_DETAIL, REQUEST_TIMEOUT_HEADER, RemoteEnd, SESSION_PATH, decode_remote_end,
+    encode_remote_end, is_remote_end,
 };
 pub use sandbox::{Layer, SandboxMode, SandboxReport};
 pub use template::{TEMPLATE_ENGINE, TEMPLATE_FLAG};

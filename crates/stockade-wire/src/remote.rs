@@ -15,6 +15,10 @@ use crate::names::named_set;
 
 /// The path a server of sessions upgrades to WebSocket.
 pub const SESSION_PATH: &str = "/v1/session";
+/// The upgrade's header naming the client's request timeout, in whole
+/// milliseconds: the server bounds each exchange by it, or refuses one
+/// above its ceiling.
+pub const REQUEST_TIMEOUT_HEADER: &str = "stockade-request-timeout-ms";
 
 /// The tag of [`RemoteEnd`]'s frame.
 const REMOTE_END: u8 = 0xe0;

@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use stockade_wire::{
-    EndCause, FRAME_HEADER_LEN, RemoteEnd, Request, Response, SESSION_PATH, WireLimits,
-    decode_remote_end, encode_request, is_remote_end, whole_frame_payload,
+    EndCause, FRAME_HEADER_LEN, REQUEST_TIMEOUT_HEADER, RemoteEnd, Request, Response, SESSION_PATH,
+    WireLimits, decode_remote_end, encode_request, is_remote_end, whole_frame_payload,
 };
 use tungstenite::client::IntoClientRequest;
 use tungstenite::handshake::client::Response as HttpResponse;
@@ -26,9 +26,6 @@ mod stream;
 
 use stream::Stream;
 
-/// The header the session names its request timeout in, in milliseconds
-/// (the server's `REQUEST_TIMEOUT_HEADER`).
-const REQUEST_TIMEOUT_HEADER: &str = "stockade-request-timeout-ms";
 /// How long a connection and its handshake may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a closing client waits for the server's word on the worker.
