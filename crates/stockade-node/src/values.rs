@@ -52,9 +52,6 @@ pub fn to_json(value: &Value) -> Json {
         Value::Exception(e) => json!({ "exception": [e.type_name, e.message] }),
         Value::Repr(text) => json!({ "repr": text }),
         Value::Cycle(text) => json!({ "cycle": text }),
-        // A kind this addon does not know yet crosses as its description.
-        #[allow(unreachable_patterns)]
-        other => json!({ "repr": format!("{other:?}") }),
     }
 }
 
