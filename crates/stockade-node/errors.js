@@ -24,6 +24,11 @@ class ProtocolError extends StockadeError {}
 class Unauthorized extends StockadeError {}
 class OverCapacity extends StockadeError {}
 class SandboxClosed extends StockadeError {}
+class CursorError extends StockadeError {}
+class DumpRejected extends StockadeError {}
+class DumpVersionMismatch extends StockadeError {}
+class ReplayDiverged extends StockadeError {}
+class Interrupted extends StockadeError {}
 
 const ADVICE = {
   Guest: "",
@@ -32,6 +37,8 @@ const ADVICE = {
   Configuration: " Check the option named above.",
   ResultTooLarge: " The sandbox still works.",
   Closed: " Make a new Sandbox.",
+  Cursor: " Answer the live cursor (await sandbox.pending()); the run waits where it was.",
+  DumpVersionMismatch: " Restore it with the version of stockade that made it.",
 };
 
 const CLASSES = {
@@ -49,6 +56,11 @@ const CLASSES = {
   Unauthorized,
   OverCapacity,
   Closed: SandboxClosed,
+  Cursor: CursorError,
+  DumpRejected,
+  DumpVersionMismatch,
+  ReplayDiverged,
+  Interrupted,
 };
 
 function sentence(message) {
@@ -72,5 +84,6 @@ function fromNative(error) {
 module.exports = {
   StockadeError, GuestError, GuestSyntaxError, TimeLimitError, MemoryLimitError, WorkerCrashed,
   Disconnected, ServerShutdown, ConversionError, ConfigurationError, ResultTooLarge, ProtocolError,
-  Unauthorized, OverCapacity, SandboxClosed, fromNative,
+  Unauthorized, OverCapacity, SandboxClosed, CursorError, DumpRejected, DumpVersionMismatch,
+  ReplayDiverged, Interrupted, fromNative,
 };

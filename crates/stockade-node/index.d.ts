@@ -8,6 +8,8 @@ export declare class Cycle {
 }
 /** A guest tuple: an array that remembers it was one. */
 export declare class Tuple<T = GuestValue> extends Array<T> {}
+/** A number a Python guest sees as a float even when it is whole: `new Float(2)` is `2.0`. */
+export declare class Float extends Number {}
 
 /** What crosses between the host and the guest. */
 export type GuestValue =
@@ -26,6 +28,7 @@ export type GuestValue =
   | { [name: string]: GuestValue }
   | Repr
   | Cycle
+  | Float
   | Error;
 
 export interface Limits {
@@ -59,6 +62,14 @@ export interface SandboxOptions {
   remote?: string;
   token?: string;
   remoteCa?: string;
+  /** Seconds a host function may take before the guest gets a TimeoutError (default 600). */
+  maxHostWait?: number;
+  /** Async host calls in flight at once (default 64). */
+  maxInflightHostCalls?: number;
+  /** Keys dumps are sealed with (32 bytes or more each; the first seals, all open). */
+  dumpKeys?: Uint8Array[];
+  /** What a dump is bound to (a tenant or conversation id). */
+  dumpContext?: string | Uint8Array;
   /** The worker binary (default: the package's). */
   worker?: string;
   [option: string]: unknown;
@@ -76,6 +87,61 @@ export interface RunOptions {
   functions?: Record<string, HostFunction>;
 }
 
+export interface BindOptions {
+  /** The guest awaits the function instead of waiting at the call; several calls may be in flight. */
+  async?: boolean;
+}
+
+/** The OS sandbox layers in force for a worker. */
+export interface SandboxReport {
+  mode: "off" | "auto" | "require";
+  applied: string[];
+  /** Layers not in force, each with the reason. */
+  missing: Record<string, string>;
+  notes: string[];
+}
+
+/** An error a cursor's call raises in the guest: an Error (by its name), or [type, message]. */
+export type ErrorSpec = Error | [string, string];
+
+declare class Cursor {
+  /** The cursor's number, unique in its sandbox. */
+  readonly cursor: number;
+  /** The sandbox suspended here, as sealed bytes. */
+  dump(): Promise<Buffer>;
+}
+/** The guest called host function `name` and waits for its outcome. */
+export declare class FunctionCall extends Cursor {
+  readonly name: string;
+  readonly args: GuestValue[];
+  readonly kwargs: { [name: string]: GuestValue };
+  readonly callId: number;
+  resume(value: GuestValue): Promise<Progress>;
+  resumeError(error: Error): Promise<Progress>;
+  resumeError(type: string, message: string): Promise<Progress>;
+  resumePending(): Promise<Progress>;
+}
+/** The guest read `name`, which nothing in it defines (Python guests). */
+export declare class NameLookup extends Cursor {
+  readonly name: string;
+  resume(value: GuestValue): Promise<Progress>;
+  resumeFunction(): Promise<Progress>;
+  resumeNotFound(): Promise<Progress>;
+}
+/** Every guest task waits on deferred calls. */
+export declare class PendingFutures extends Cursor {
+  readonly callIds: number[];
+  resolve(
+    results?: Map<number, GuestValue> | Record<number, GuestValue>,
+    options?: { errors?: Map<number, ErrorSpec> | Record<number, ErrorSpec> },
+  ): Promise<Progress>;
+}
+/** The stepped run ended with `value`. */
+export declare class Complete {
+  readonly value: GuestValue;
+}
+export type Progress = FunctionCall | NameLookup | PendingFutures | Complete;
+
 export interface ExecutionResult {
   status: "ok" | "error";
   stdout: string;
@@ -90,12 +156,28 @@ export interface ExecutionResult {
 export declare class Sandbox {
   constructor(language?: "python" | "javascript", options?: SandboxOptions);
   readonly language: "python" | "javascript";
-  bindFunction(name: string, fn: HostFunction): void;
+  bindFunction(name: string, fn: HostFunction, options?: BindOptions): void;
   run(code: string, options?: RunOptions): Promise<GuestValue>;
-  execute(
+  execute(code: string, options?: RunOptions & { maxStreamBytes?: number }): Promise<ExecutionResult>;
+  /** A stepped run: each host call, lookup and await is a cursor the host answers. */
+  start(
     code: string,
-    options?: { inputs?: Record<string, GuestValue>; functions?: Record<string, HostFunction>; maxStreamBytes?: number },
-  ): Promise<ExecutionResult>;
+    options?: { inputs?: Record<string, GuestValue>; functions?: string[]; print?: PrintCallback },
+  ): Promise<Progress>;
+  /** The cursor a stepped run waits at, or null. */
+  pending(): Promise<Progress | null>;
+  /** The sandbox as sealed bytes (needs `dumpKeys` and `dumpContext`). */
+  dump(): Promise<Buffer>;
+  /** A sandbox rebuilt from a dump, in a fresh worker. */
+  static restore(
+    data: Uint8Array,
+    language?: "python" | "javascript",
+    options?: SandboxOptions,
+  ): Promise<Sandbox>;
+  /** Restores a monty dump into this fresh sandbox. */
+  restoreInto(data: Uint8Array): Promise<void>;
+  workerPid(): Promise<number>;
+  sandboxReport(): Promise<SandboxReport>;
   /** Waits for the worker, so that a failed start is seen here. */
   ready(): Promise<this>;
   close(): void;
@@ -153,3 +235,8 @@ export declare class ProtocolError extends StockadeError {}
 export declare class Unauthorized extends StockadeError {}
 export declare class OverCapacity extends StockadeError {}
 export declare class SandboxClosed extends StockadeError {}
+export declare class CursorError extends StockadeError {}
+export declare class DumpRejected extends StockadeError {}
+export declare class DumpVersionMismatch extends StockadeError {}
+export declare class ReplayDiverged extends StockadeError {}
+export declare class Interrupted extends StockadeError {}

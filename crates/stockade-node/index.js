@@ -12,7 +12,9 @@
 
 const path = require("node:path");
 const errors = require("./errors.js");
-const { decode, encode, Repr, Cycle, Tuple } = require("./values.js");
+const { decode, Repr, Cycle, Tuple, Float } = require("./values.js");
+const progressJs = require("./progress.js");
+const { ANSWER, PENDING, progress, crossing } = progressJs;
 
 const BIN = path.join(__dirname, "bin");
 const native = require(path.join(BIN, "stockade.node"));
@@ -29,11 +31,17 @@ function snake(name) {
   return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
+/** Options index.js keeps for itself (the keys dumps are sealed with never reach the addon but in a call that needs them). */
+const OWN_OPTIONS = ["dumpKeys", "dumpContext"];
+
 function nativeOptions(options) {
   if (options === null || typeof options !== "object") {
     throw new errors.ConfigurationError("options must be an object.");
   }
   const { limits = {}, worker, ...rest } = options;
+  for (const own of OWN_OPTIONS) delete rest[own];
+  // A sandbox that may be dumped keeps what a dump needs from its start.
+  if (options.dumpKeys !== undefined && rest.dumpable === undefined) rest.dumpable = true;
   const out = { worker: worker ?? path.join(BIN, "stockade-worker") };
   for (const [name, value] of Object.entries({ ...limits, ...rest })) {
     if (value === undefined) continue;
@@ -43,14 +51,35 @@ function nativeOptions(options) {
 }
 
 function encodeInputs(inputs) {
-  if (inputs === null || typeof inputs !== "object" || Array.isArray(inputs)) {
+  if (inputs === undefined || inputs === null) return null;
+  if (typeof inputs !== "object" || Array.isArray(inputs)) {
     throw new errors.ConversionError("inputs must be an object of names to values.");
   }
-  try {
-    return encode(inputs, "inputs", new Set());
-  } catch (err) {
-    throw new errors.ConversionError(`${err.message}.`);
+  return crossing(inputs, "inputs");
+}
+
+/** The keys and context dumps are sealed with, checked; null for none. */
+function sealOf({ dumpKeys, dumpContext } = {}) {
+  if (dumpKeys === undefined) {
+    if (dumpContext !== undefined) throw new errors.ConfigurationError("dumpContext needs dumpKeys too.");
+    return null;
   }
+  if (!Array.isArray(dumpKeys)) {
+    throw new errors.ConfigurationError("dumpKeys takes an array of keys (Buffers), not one key.");
+  }
+  const keys = dumpKeys.map((key) => {
+    if (!(key instanceof Uint8Array)) {
+      throw new errors.ConfigurationError(`dumpKeys takes Buffers, got ${typeof key}.`);
+    }
+    return Buffer.from(key);
+  });
+  if (dumpContext === undefined) {
+    throw new errors.ConfigurationError("dumpKeys needs dumpContext (a tenant or conversation id).");
+  }
+  if (typeof dumpContext !== "string" && !(dumpContext instanceof Uint8Array)) {
+    throw new errors.ConfigurationError("dumpContext takes a string or a Buffer.");
+  }
+  return { keys, context: Buffer.from(dumpContext) };
 }
 
 /** One guest session in one sandboxed worker; globals persist across runs. */
@@ -59,11 +88,16 @@ class Sandbox {
   #options;
   #starting = null;
   #closed = false;
-  /** Host functions by name: bound for the sandbox's life, or for a run. */
+  /** Host functions by name ({fn, async}): bound for the sandbox's life, or for a run. */
   #functions = new Map();
   /** Where the running run's output goes. */
   #print = null;
   #redact;
+  #seal;
+  /** The last queued call: runs, steps and dumps take turns. */
+  #turn = Promise.resolve();
+  /** Resolves the call under way with the addon's answer. */
+  #settle = null;
 
   constructor(language = "python", options = {}) {
     if (!LANGUAGES.includes(language)) {
@@ -72,24 +106,31 @@ class Sandbox {
     this.#language = language;
     this.#options = nativeOptions(options);
     this.#redact = options.redactHostErrors !== false;
+    this.#seal = sealOf(options);
   }
 
   /**
    * Makes `fn` callable from the guest as `name` for the sandbox's life.
-   * It may return a value or a promise; the guest waits for either, and
-   * Node's event loop runs meanwhile. An error it throws reaches the guest
-   * as the exception class of its `name` (TypeError, ValueError, ...) when
-   * the guest has one, else as a generic error; its message is replaced by
-   * "host function failed" unless `redactHostErrors: false`.
+   * It may return a value or a promise: the guest waits at the call for
+   * either, while Node's event loop runs. Bound with `{ async: true }`, it
+   * is one the guest awaits instead (`await fetch(x)`, `asyncio.gather`,
+   * `Promise.all`), several of its calls in flight at once. An error it
+   * throws reaches the guest as the exception class of its `name`
+   * (TypeError, ValueError, ...) when the guest has one, else as a generic
+   * error; its message is replaced by "host function failed" unless
+   * `redactHostErrors: false`.
    */
-  bindFunction(name, fn) {
+  bindFunction(name, fn, { async: isAsync } = {}) {
     if (typeof name !== "string" || !/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)) {
       throw new errors.ConfigurationError(`a host function needs a name a guest can call, not ${JSON.stringify(name)}.`);
     }
     if (typeof fn !== "function") {
       throw new errors.ConfigurationError(`${name}: bindFunction takes a function.`);
     }
-    this.#functions.set(name, fn);
+    if (isAsync !== undefined && typeof isAsync !== "boolean") {
+      throw new errors.ConfigurationError(`${name}: the async option takes true or false.`);
+    }
+    this.#functions.set(name, { fn, async: isAsync === true });
   }
 
   /** The guest's call of a host function, answered for the addon. */
@@ -100,18 +141,30 @@ class Sandbox {
       else (stream === "stderr" ? process.stderr : process.stdout).write(text);
       return { ok: true };
     }
-    if (name === "\u0000flush") return { ok: true };
-    const fn = this.#functions.get(name);
-    if (fn === undefined) {
+    if (name === "\u0000settle") {
+      const settle = this.#settle;
+      this.#settle = null;
+      holdOpen(-1);
+      if (settle) settle(args);
+      return { ok: true };
+    }
+    const bound = this.#functions.get(name);
+    if (bound === undefined) {
       return { ok: false, type: "NameError", message: `name '${name}' is not defined` };
     }
+    let value;
     try {
-      const value = await fn(...decode(args));
-      return { ok: true, value: encode(value, `the result of ${name}`, new Set()) };
+      value = await bound.fn(...decode(args));
     } catch (err) {
       const type = err instanceof Error ? err.name : "Error";
       const message = err instanceof Error ? err.message : String(err);
       return { ok: false, type, message: this.#redact ? "host function failed" : message };
+    }
+    try {
+      return { ok: true, value: crossing(value, `the result of ${name}`) };
+    } catch (err) {
+      // What the function returned cannot cross: the host's mistake, named.
+      return { ok: false, type: "TypeError", message: err.message };
     }
   }
 
@@ -119,7 +172,17 @@ class Sandbox {
     return this.#language;
   }
 
-  /** A sandbox on `opening`, a pool's checkout (made with `open(dispatch)`). */
+  /** The worker's process id (once `ready()`). */
+  async workerPid() {
+    return (await this.#session()).info().workerPid;
+  }
+
+  /** Which OS sandbox layers are in force: `{mode, applied, missing, notes}`. */
+  async sandboxReport() {
+    return (await this.#session()).info().sandbox;
+  }
+
+  /** A sandbox on a session `open(dispatch)` makes (a pool's checkout, a restore). */
   static [ADOPT](language, options, open) {
     const sandbox = new Sandbox(language, options);
     sandbox.#starting = sandbox.#checked(open(([name, args]) => sandbox.#dispatch(name, args)));
@@ -128,11 +191,18 @@ class Sandbox {
 
   /** The session, or the error it did not start with. */
   #checked(opening) {
-    return opening.then((session) => {
-      const failure = session.failure();
-      if (failure) throw errors.fromNative(failure);
-      return session;
-    });
+    const checked = opening.then(
+      (session) => {
+        const failure = session.failure();
+        if (failure) throw errors.fromNative(failure);
+        return session;
+      },
+      (err) => {
+        // The options, checked before any worker starts.
+        throw err instanceof errors.StockadeError ? err : new errors.ConfigurationError(`${err.message}.`);
+      },
+    );
+    return checked;
   }
 
   /** Waits for the worker (a pool's checkout), so a failed start is the caller's to see. */
@@ -147,28 +217,43 @@ class Sandbox {
       return Promise.reject(new errors.SandboxClosed("the sandbox is closed. Make a new Sandbox."));
     }
     if (this.#starting === null) {
-      let opening;
-      try {
-        // The addon calls it with one argument, [name, args].
-        opening = native.open(this.#language, this.#options, ([name, args]) => this.#dispatch(name, args));
-      } catch (err) {
-        // The options, checked before any worker starts.
-        opening = Promise.reject(new errors.ConfigurationError(`${err.message}.`));
-      }
-      this.#starting = this.#checked(opening);
+      const dispatch = ([name, args]) => this.#dispatch(name, args);
+      this.#starting = this.#checked(attempt(() => native.open(this.#language, this.#options, dispatch)));
     }
     return this.#starting;
   }
 
   /**
-   * Runs `code` after binding `inputs` as globals; resolves to the value
-   * of its last expression. Guest output goes to `print(stream, text)`, or
-   * to process.stdout and process.stderr, as it is printed; `functions`
-   * are host functions for this run only.
+   * The answer to the addon call `invoke` makes: it arrives through the
+   * dispatcher, after the call's output and host calls.
    */
-  async run(code, { inputs, print, functions } = {}) {
-    const encoded = inputs === undefined ? null : encodeInputs(inputs);
-    const session = await this.#session();
+  #answer(invoke) {
+    return new Promise((resolve, reject) => {
+      this.#settle = resolve;
+      holdOpen(1);
+      try {
+        invoke();
+      } catch (err) {
+        this.#settle = null;
+        holdOpen(-1);
+        reject(err);
+      }
+    });
+  }
+
+  /** Runs `call(session)` once every earlier call on this sandbox is done, and unwraps its envelope. */
+  #exclusive(call) {
+    const turn = this.#turn.then(async () => {
+      const answer = await call(await this.#session());
+      if (!answer.ok) throw errors.fromNative(answer.error);
+      return answer;
+    });
+    this.#turn = turn.catch(() => {});
+    return turn;
+  }
+
+  /** Binds a run's own functions; returns the names to drop after it. */
+  #bindForRun(functions) {
     const added = [];
     for (const [name, fn] of Object.entries(functions ?? {})) {
       if (!this.#functions.has(name)) {
@@ -176,32 +261,146 @@ class Sandbox {
         added.push(name);
       }
     }
-    let answer;
-    this.#print = print ?? null;
-    try {
-      answer = await session.run(String(code), encoded, [...this.#functions.keys()]);
-    } finally {
-      this.#print = null;
-      for (const name of added) this.#functions.delete(name);
-    }
-    if (!answer.ok) throw errors.fromNative(answer.error);
+    return added;
+  }
+
+  #bound() {
+    const names = [...this.#functions.keys()];
+    return [names, names.filter((name) => this.#functions.get(name).async)];
+  }
+
+  /**
+   * Runs `code` after binding `inputs` as globals; resolves to the value
+   * of its last expression. Guest output goes to `print(stream, text)`, or
+   * to process.stdout and process.stderr, as it is printed; `functions`
+   * are host functions for this run only. Runs on one sandbox take turns.
+   */
+  async run(code, { inputs, print, functions } = {}) {
+    const encoded = encodeInputs(inputs);
+    const answer = await this.#exclusive(async (session) => {
+      const added = this.#bindForRun(functions);
+      this.#print = print ?? null;
+      try {
+        return await this.#answer(() => session.run(String(code), encoded, ...this.#bound()));
+      } finally {
+        this.#print = null;
+        for (const name of added) this.#functions.delete(name);
+      }
+    });
     return decode(answer.value);
+  }
+
+  /**
+   * Starts `code` as a stepped run: it stops at each host call, name
+   * lookup and await, and resolves to a cursor (FunctionCall, NameLookup,
+   * PendingFutures) whose answer resolves to the next one, until Complete.
+   * The host answers every call itself, bound functions included;
+   * `functions` names more the guest may call (for the sandbox's life;
+   * `run` raises NameError for them). Output goes to `print` until the
+   * run completes.
+   */
+  async start(code, { inputs, functions = [], print } = {}) {
+    if (!Array.isArray(functions) || functions.some((name) => typeof name !== "string")) {
+      throw new errors.ConfigurationError("functions takes names (an array of strings) for a stepped run.");
+    }
+    const encoded = encodeInputs(inputs);
+    return this.#stepped(print ?? null, (session) =>
+      this.#answer(() => session.start(String(code), encoded, functions, ...this.#bound())));
+  }
+
+  /** Where a stepped run stopped, its output going to `print` until it completes. */
+  async #stepped(print, call) {
+    let answer;
+    try {
+      answer = await this.#exclusive((session) => {
+        this.#print = print;
+        return call(session);
+      });
+    } catch (err) {
+      this.#print = null;
+      throw err;
+    }
+    const where = progress(this, answer.value);
+    if (where instanceof progressJs.Complete) this.#print = null;
+    return where;
+  }
+
+  [ANSWER](answer) {
+    return this.#stepped(this.#print, (session) => this.#answer(() => session.answer(answer)));
+  }
+
+  /** The cursor a stepped run waits at (see `start`), or null. */
+  async pending() {
+    const answer = await this.#exclusive((session) => this.#answer(() => session.pending()));
+    return answer.value === null ? null : progress(this, answer.value);
+  }
+
+  [PENDING]() {
+    return this.pending();
+  }
+
+  #sealing() {
+    if (this.#seal === null) {
+      throw new errors.ConfigurationError("dumps need dumpKeys and dumpContext, given when the sandbox is made.");
+    }
+    return this.#seal;
+  }
+
+  /**
+   * The sandbox as sealed bytes (a Buffer): between runs, or suspended at
+   * a cursor (a restored sandbox then holds it again as `pending()`).
+   * Sealed under the first of `dumpKeys` and bound to `dumpContext`; the
+   * sandbox is unaffected.
+   */
+  async dump() {
+    const { keys, context } = this.#sealing();
+    const answer = await this.#exclusive((session) => this.#answer(() => session.dump(keys, context)));
+    return decode(answer.value);
+  }
+
+  /**
+   * A sandbox rebuilt from `data` (what `dump` resolved to, in this
+   * process or another) in a fresh worker with these options (which must
+   * hold the `dumpKeys` and `dumpContext` it was sealed with), idle or
+   * waiting at the dumped cursor (`pending()`). The dump is checked
+   * before any worker starts: DumpRejected, DumpVersionMismatch.
+   */
+  static async restore(data, language = "python", options = {}) {
+    const seal = sealOf(options);
+    if (seal === null) throw new errors.ConfigurationError("restore needs dumpKeys and dumpContext.");
+    if (!(data instanceof Uint8Array)) throw new errors.ConfigurationError("restore takes the dump's bytes (a Buffer).");
+    const sandbox = Sandbox[ADOPT](language, options, (dispatch) =>
+      attempt(() => native.restore(language, nativeOptions(options), seal.keys, seal.context, Buffer.from(data), dispatch)),
+    );
+    return sandbox.ready();
+  }
+
+  /**
+   * Restores a monty dump into this sandbox, which must not have run
+   * anything yet (a pool's fresh checkout, say), with its own keys and
+   * context. A QuickJS or CPython dump replays a journal into a worker
+   * seeded as its session was: restore those with `Sandbox.restore`.
+   */
+  async restoreInto(data) {
+    const { keys, context } = this.#sealing();
+    await this.#exclusive((session) => this.#answer(() => session.restoreInto(keys, context, Buffer.from(data))));
   }
 
   /**
    * As `run`, but never throws for the run's own failure: resolves to
    * `{status, stdout, stderr, result, error, errorType, truncated}`.
    */
-  async execute(code, { inputs, functions, maxStreamBytes = DEFAULT_STREAM_LIMIT } = {}) {
+  async execute(code, { inputs, functions, print, maxStreamBytes = DEFAULT_STREAM_LIMIT } = {}) {
     const streams = { stdout: "", stderr: "" };
     let truncated = false;
-    const print = (stream, text) => {
+    const capture = (stream, text) => {
       const room = maxStreamBytes - streams[stream].length;
       if (text.length > room) truncated = true;
       streams[stream] += text.slice(0, Math.max(room, 0));
+      if (print) print(stream, text);
     };
     try {
-      const result = await this.run(code, { inputs, functions, print });
+      const result = await this.run(code, { inputs, functions, print: capture });
       return { status: "ok", ...streams, result, error: null, errorType: null, truncated };
     } catch (err) {
       if (!(err instanceof errors.StockadeError)) throw err;
@@ -212,7 +411,7 @@ class Sandbox {
     }
   }
 
-  /** Ends the worker; later runs reject with SandboxClosed. */
+  /** Ends the worker, at once, even mid-run; later calls reject with SandboxClosed. */
   close() {
     this.#closed = true;
     if (this.#starting !== null) {
@@ -222,6 +421,34 @@ class Sandbox {
 
   async [DISPOSE]() {
     this.close();
+  }
+}
+
+/** Addon calls under way in this process, and the timer that keeps Node alive while there are any. */
+let callsUnderWay = 0;
+let keepAlive = null;
+
+/**
+ * Counts addon calls under way: while there are any, a timer keeps Node's
+ * event loop alive (the dispatcher that brings their answers does not, so
+ * that an idle sandbox never holds a process open).
+ */
+function holdOpen(delta) {
+  callsUnderWay += delta;
+  if (callsUnderWay > 0 && keepAlive === null) {
+    keepAlive = setInterval(() => {}, 2 ** 30);
+  } else if (callsUnderWay === 0 && keepAlive !== null) {
+    clearInterval(keepAlive);
+    keepAlive = null;
+  }
+}
+
+/** `make()`'s promise, or a rejected one for what it threw. */
+function attempt(make) {
+  try {
+    return make();
+  } catch (err) {
+    return Promise.reject(err);
   }
 }
 
@@ -301,5 +528,8 @@ async function run(language, code, options = {}) {
   }
 }
 
-module.exports = { Sandbox, Pool, run, Repr, Cycle, Tuple, ...errors };
+const { FunctionCall, NameLookup, PendingFutures, Complete } = progressJs;
+module.exports = {
+  Sandbox, Pool, run, Repr, Cycle, Tuple, Float, FunctionCall, NameLookup, PendingFutures, Complete, ...errors,
+};
 delete module.exports.fromNative;

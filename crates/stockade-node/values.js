@@ -1,7 +1,8 @@
 // Values between JavaScript and the addon, as the tagged JSON
 // src/values.rs describes: decode() makes JavaScript's own types (BigInt
 // past 2^53, Buffer, Map for non-string keys, Set, Date), encode() tags a
-// host value and names the path of what cannot cross.
+// host value and names the path of what cannot cross. A whole number
+// crosses as an int, any other as a float; Float makes a whole one a float.
 "use strict";
 
 /** A guest value with no JavaScript equivalent: its repr, as a string. */
@@ -14,6 +15,18 @@ class Cycle {
 }
 /** A guest tuple: an array that remembers it was one. */
 class Tuple extends Array {}
+/**
+ * A number the guest is to see as a float even when it is whole: a plain
+ * whole number crosses as an int (Python's `2`), `new Float(2)` as Python's
+ * `2.0`. JavaScript guests see a number either way.
+ */
+class Float extends Number {}
+
+function floatTag(value) {
+  if (Number.isNaN(value)) return { float: "nan" };
+  if (!Number.isFinite(value)) return { float: value > 0 ? "inf" : "-inf" };
+  return { float: value };
+}
 
 function decode(json) {
   if (json === null || typeof json === "boolean" || typeof json === "string") return json;
@@ -86,16 +99,16 @@ function encode(value, path, seen) {
     case "string":
       return value;
     case "number":
-      if (Number.isSafeInteger(value)) return { int: String(value) };
-      if (Number.isNaN(value)) return { float: "nan" };
-      if (!Number.isFinite(value)) return { float: value > 0 ? "inf" : "-inf" };
-      return { float: value };
+      // -0 has no int to be.
+      if (Number.isSafeInteger(value) && !Object.is(value, -0)) return { int: String(value) };
+      return floatTag(value);
     case "bigint":
       return { int: value.toString() };
     case "function":
     case "symbol":
       throw new TypeError(`${path} is a ${typeof value}, which cannot cross to the guest`);
   }
+  if (value instanceof Float) return floatTag(value.valueOf());
   if (seen.has(value)) throw new TypeError(`${path} holds itself (a cycle), which cannot cross to the guest`);
   seen.add(value);
   try {
@@ -126,4 +139,4 @@ function encode(value, path, seen) {
   }
 }
 
-module.exports = { decode, encode, Repr, Cycle, Tuple };
+module.exports = { decode, encode, Repr, Cycle, Tuple, Float };

@@ -2,22 +2,31 @@
 //! to Node's thread through a threadsafe function to `index.js`'s
 //! dispatcher, which calls the bound JavaScript function (awaiting it if it
 //! returns a promise) and resolves with `{ok, value}` or `{ok: false,
-//! type, message}`; the session's thread waits for that answer.
+//! type, message}`. A plain function's call waits for that answer on the
+//! session's thread; an async function's is a future the guest awaits,
+//! several in flight at once.
 
-use std::sync::Arc;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, channel};
-use std::time::Duration;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 use napi::bindgen_prelude::{Function, PromiseRaw};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use serde_json::{Value as Json, json};
 use stockade::{Args, HostError, HostResult};
+use tokio::runtime::{Builder, Handle, Runtime};
+use tokio::sync::oneshot;
 
 use crate::values;
 
 /// Longest a host function's answer is waited for here; the session's own
 /// `max_host_wait` (600 s by default) holds the guest to less.
 const LONGEST_WAIT: Duration = Duration::from_secs(3600);
+/// How often a waiting host call looks whether its sandbox was closed.
+const CLOSING_POLL: Duration = Duration::from_millis(20);
 
 /// `index.js`'s dispatcher, callable from any thread; weak, so an idle
 /// session does not keep Node alive.
@@ -42,65 +51,134 @@ pub fn dispatcher(
     Ok(Arc::new(tsfn))
 }
 
-/// The host function `name`, answered by the dispatcher.
+/// The guest's arguments as the dispatcher takes them: tagged values, the
+/// keyword ones (if any) last, as one dict.
+fn args_json(args: &Args) -> Json {
+    let mut positional: Vec<Json> = args.positional.iter().map(values::to_json).collect();
+    if !args.keyword.is_empty() {
+        let keyword: Vec<Json> = args
+            .keyword
+            .iter()
+            .map(|(name, value)| json!([name, values::to_json(value)]))
+            .collect();
+        positional.push(json!({ "dict": keyword }));
+    }
+    Json::Array(positional)
+}
+
+/// Hands the call `name(args)` to Node's thread; `reply` gets the
+/// dispatcher's settled answer. Returns whether the call was queued.
+fn ask(
+    dispatcher: &Dispatcher,
+    name: &str,
+    args: Json,
+    reply: impl FnOnce(Json) + Send + 'static,
+) -> Result<(), HostError> {
+    let status = dispatcher.call_with_return_value(
+        (name.to_owned(), args),
+        ThreadsafeFunctionCallMode::NonBlocking,
+        move |returned, _env| {
+            returned?.then(move |settled| {
+                reply(settled.value);
+                Ok(())
+            })?;
+            Ok(())
+        },
+    );
+    if status == napi::Status::Ok {
+        Ok(())
+    } else {
+        Err(HostError::runtime_error(format!(
+            "the host could not call {name}: {status}"
+        )))
+    }
+}
+
+/// The host function `name`, answered by the dispatcher while the guest
+/// waits at the call; a sandbox `closing` stops the wait.
 pub fn host_function(
     dispatcher: Arc<Dispatcher>,
     name: String,
+    closing: Arc<AtomicBool>,
 ) -> impl FnMut(Args) -> HostResult + Send + 'static {
     move |args: Args| {
-        let mut positional: Vec<Json> = args.positional.iter().map(values::to_json).collect();
-        if !args.keyword.is_empty() {
-            let keyword: Vec<Json> = args
-                .keyword
-                .iter()
-                .map(|(name, value)| json!([name, values::to_json(value)]))
-                .collect();
-            positional.push(json!({ "dict": keyword }));
-        }
         let (answer, answered) = channel::<Json>();
-        let status = dispatcher.call_with_return_value(
-            (name.clone(), Json::Array(positional)),
-            ThreadsafeFunctionCallMode::NonBlocking,
-            move |returned, _env| {
-                let promise = returned?;
-                promise.then(move |settled| {
-                    let _ = answer.send(settled.value);
-                    Ok(())
-                })?;
-                Ok(())
-            },
-        );
-        if status != napi::Status::Ok {
-            return Err(HostError::runtime_error(format!(
-                "the host could not call {name}: {status}"
-            )));
+        ask(&dispatcher, &name, args_json(&args), move |reply| {
+            let _ = answer.send(reply);
+        })?;
+        let deadline = Instant::now() + LONGEST_WAIT;
+        loop {
+            if closing.load(Ordering::Relaxed) {
+                return Err(HostError::runtime_error("the sandbox was closed"));
+            }
+            match answered.recv_timeout(CLOSING_POLL) {
+                Ok(reply) => return answer_of(&name, &reply),
+                Err(RecvTimeoutError::Timeout) if Instant::now() < deadline => continue,
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(HostError::new(
+                        "TimeoutError",
+                        format!("{name} did not answer"),
+                    ));
+                }
+                Err(RecvTimeoutError::Disconnected) => return Err(never_answered(&name)),
+            }
         }
-        let reply = match answered.recv_timeout(LONGEST_WAIT) {
-            Ok(reply) => reply,
-            Err(RecvTimeoutError::Timeout) => {
-                return Err(HostError::new(
-                    "TimeoutError",
-                    format!("{name} did not answer"),
-                ));
-            }
-            Err(RecvTimeoutError::Disconnected) => {
-                return Err(HostError::runtime_error(format!(
-                    "{name} never answered (the host is shutting down?)"
-                )));
-            }
-        };
-        answer_of(&name, &reply)
     }
+}
+
+/// The host function `name` as an async one: the guest awaits it, and
+/// several of its calls may be in flight at once, each its own promise on
+/// Node's thread.
+pub fn async_host_function(
+    dispatcher: Arc<Dispatcher>,
+    name: String,
+) -> impl Fn(Args) -> Pin<Box<dyn Future<Output = HostResult> + Send>> + Send + 'static {
+    move |args: Args| {
+        let (answer, answered) = oneshot::channel::<Json>();
+        let asked = ask(&dispatcher, &name, args_json(&args), move |reply| {
+            let _ = answer.send(reply);
+        });
+        let name = name.clone();
+        Box::pin(async move {
+            asked?;
+            match answered.await {
+                Ok(reply) => answer_of(&name, &reply),
+                Err(_) => Err(never_answered(&name)),
+            }
+        })
+    }
+}
+
+fn never_answered(name: &str) -> HostError {
+    HostError::runtime_error(format!(
+        "{name} never answered (the host is shutting down?)"
+    ))
+}
+
+/// The runtime async host functions' futures wait on: one for the
+/// process, started on first use. The futures only wait for Node's
+/// answers, so one thread serves them all.
+pub fn runtime() -> Result<Handle, String> {
+    static RUNTIME: OnceLock<Runtime> = OnceLock::new();
+    if let Some(runtime) = RUNTIME.get() {
+        return Ok(runtime.handle().clone());
+    }
+    let started = Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_name("stockade-node-calls")
+        .enable_all()
+        .build()
+        .map_err(|err| format!("cannot start the runtime for async host functions: {err}"))?;
+    // A runtime another thread set first wins; this one is dropped here,
+    // off any runtime, which is allowed.
+    Ok(RUNTIME.get_or_init(|| started).handle().clone())
 }
 
 /// The name under which the dispatcher is handed guest output (no guest
 /// function can have it).
 const PRINT: &str = "\u{0}print";
-/// The name of the call that returns once everything queued before it
-/// has been handled.
-const FLUSH: &str = "\u{0}flush";
-/// Longest a run's answer waits for its output to land in Node.
-const FLUSH_WAIT: Duration = Duration::from_secs(10);
+/// The name under which the dispatcher is handed a call's answer.
+const SETTLE: &str = "\u{0}settle";
 
 /// Hands guest output to Node, without waiting.
 pub fn print(dispatcher: &Dispatcher, stream: &str, text: &str) {
@@ -110,23 +188,12 @@ pub fn print(dispatcher: &Dispatcher, stream: &str, text: &str) {
     );
 }
 
-/// Waits until Node has handled everything handed to it so far.
-pub fn flush(dispatcher: &Dispatcher) {
-    let (done, landed) = channel::<Json>();
-    let status = dispatcher.call_with_return_value(
-        (FLUSH.to_owned(), Json::Null),
+/// Hands Node a session call's answer, after everything queued before it.
+pub fn settle(dispatcher: &Dispatcher, envelope: Json) {
+    let _ = dispatcher.call(
+        (SETTLE.to_owned(), envelope),
         ThreadsafeFunctionCallMode::NonBlocking,
-        move |returned, _env| {
-            returned?.then(move |settled| {
-                let _ = done.send(settled.value);
-                Ok(())
-            })?;
-            Ok(())
-        },
     );
-    if status == napi::Status::Ok {
-        let _ = landed.recv_timeout(FLUSH_WAIT);
-    }
 }
 
 fn answer_of(name: &str, reply: &Json) -> HostResult {

@@ -11,7 +11,11 @@
 // functions are unused there.
 #![cfg_attr(test, allow(dead_code))]
 
+mod driver;
 mod errors;
 mod functions;
+mod options;
+mod pool;
 mod session;
+mod stepping;
 mod values;

@@ -1,20 +1,24 @@
-//! One session for `index.js`: started and run on threads of its own (a
-//! thread a call, so a long run never holds one of Node's), each call
-//! answered with a promise of tagged JSON: `{ok: true, value}` or `{ok:
-//! false, error}`; output goes to Node as it is printed. Dropping the
-//! object (or `close`) ends the
-//! worker.
+//! One session for `index.js`: started, then driven on a thread of its own
+//! (`driver.rs`), so a long run never holds Node's. Each call's answer
+//! reaches `index.js`'s dispatcher as `{ok, value}` or `{ok: false,
+//! error}` through the queue its output and host calls take, so it lands
+//! after them. Runs, stepped runs (`stepping.rs`), dumps and restores.
+//! Dropping the object (or `close`) ends the worker.
 
-use std::collections::HashSet;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
-use napi::bindgen_prelude::{Env, Function, Object, PromiseRaw};
+use napi::bindgen_prelude::{Buffer, Env, Function, Object, PromiseRaw};
+
+use crate::driver::{self, Driver};
 use napi_derive::napi;
 use serde_json::{Value as Json, json};
-use stockade::{Error, Language, OptionValue, PrintStream, Session, SessionOptions};
+use stockade::{DumpSeal, Error, PrintStream, Session, Stepped, Value};
 
-use crate::functions::{self, Dispatcher, dispatcher, host_function};
-use crate::{errors, values};
+use crate::functions::{self, Dispatcher, async_host_function, dispatcher, host_function};
+use crate::options::{named_inputs, session_options};
+use crate::{errors, stepping, values};
 
 /// A session, or why it did not start.
 type Slot = Arc<Mutex<Result<Option<Session>, Error>>>;
@@ -23,8 +27,14 @@ type Slot = Arc<Mutex<Result<Option<Session>, Error>>>;
 pub struct NativeSession {
     slot: Slot,
     dispatcher: Arc<Dispatcher>,
-    /// Host-function names registered with the session.
-    registered: Arc<Mutex<HashSet<String>>>,
+    /// Host functions registered with the session: whether each is async.
+    registered: Arc<Mutex<HashMap<String, bool>>>,
+    /// Set by `close`: a call under way ends, its worker killed.
+    closing: Arc<AtomicBool>,
+    /// The worker's pid and sandbox report, as the session started.
+    info: Json,
+    /// The session's own thread.
+    driver: Driver,
 }
 
 /// Starts a session for `language` with `options` (the host library's
@@ -42,24 +52,57 @@ pub fn open<'env>(
     resolve_session(env, dispatch, move || Session::new(options))
 }
 
+/// A session rebuilt from the dump `data` in a fresh worker, checked with
+/// `keys` and `context` before any worker starts; as `open` resolves.
+#[napi(ts_return_type = "Promise<NativeSession>")]
+pub fn restore<'env>(
+    env: &'env Env,
+    language: String,
+    options: Json,
+    keys: Vec<Buffer>,
+    context: Buffer,
+    data: Buffer,
+    dispatch: Function<'_, (String, Json), PromiseRaw<'static, Json>>,
+) -> napi::Result<Object<'env>> {
+    let options = session_options(&language, &options).map_err(napi::Error::from_reason)?;
+    let (keys, context, data) = (owned(&keys), context.to_vec(), data.to_vec());
+    resolve_session(env, dispatch, move || {
+        let seal = DumpSeal::new(&keys, context)?;
+        Session::restore(options, &seal, &data)
+    })
+}
+
 /// A promise of the session `start` makes on a thread of its own, whose
 /// host functions `dispatch` answers.
-fn resolve_session<'env>(
+pub(crate) fn resolve_session<'env>(
     env: &'env Env,
     dispatch: Function<'_, (String, Json), PromiseRaw<'static, Json>>,
     start: impl FnOnce() -> Result<Session, Error> + Send + 'static,
 ) -> napi::Result<Object<'env>> {
     let dispatcher = dispatcher(dispatch)?;
     let (deferred, promise) = env.create_deferred()?;
+    let (driver, jobs) = Driver::new();
     spawn(move || {
-        let started = start().map(Some);
+        let closing = Arc::new(AtomicBool::new(false));
+        let mut info = Json::Null;
+        let started = start().map(|mut session| {
+            let closed = Arc::clone(&closing);
+            session.set_interrupt(move || closed.load(Ordering::Relaxed));
+            info = info_json(&session);
+            Some(session)
+        });
         deferred.resolve(move |_| {
             Ok(NativeSession {
                 slot: Arc::new(Mutex::new(started)),
                 dispatcher,
-                registered: Arc::new(Mutex::new(HashSet::new())),
+                registered: Arc::new(Mutex::new(HashMap::new())),
+                closing,
+                info,
+                driver,
             })
         });
+        // This thread drives the session from now on.
+        driver::serve(&jobs);
     })?;
     Ok(promise)
 }
@@ -75,98 +118,177 @@ impl NativeSession {
         }
     }
 
+    /// `{workerPid, sandbox: {mode, applied, missing, notes}}`: the worker
+    /// and the OS sandbox layers in force; null if it did not start.
+    #[napi]
+    pub fn info(&self) -> Json {
+        self.info.clone()
+    }
+
     /// Runs `code` after binding `inputs` (tagged JSON, a dict of names),
-    /// the guest able to call the host functions `functions` names;
-    /// resolves to the envelope.
-    #[napi(ts_return_type = "Promise<any>")]
-    pub fn run<'env>(
+    /// the guest able to call the host functions `functions` names (those
+    /// in `asyncFunctions` as async ones, which it awaits); resolves to the
+    /// result.
+    #[napi]
+    pub fn run(
         &self,
-        env: &'env Env,
         code: String,
         inputs: Option<Json>,
         functions: Vec<String>,
-    ) -> napi::Result<Object<'env>> {
-        let inputs = match inputs {
-            Some(inputs) => named_inputs(&inputs).map_err(napi::Error::from_reason)?,
-            None => Vec::new(),
-        };
-        let slot = Arc::clone(&self.slot);
-        let dispatcher = Arc::clone(&self.dispatcher);
-        let registered = Arc::clone(&self.registered);
-        let (deferred, promise) = env.create_deferred()?;
-        spawn(move || {
-            register(&slot, &dispatcher, &registered, functions);
-            let answer = run(&slot, &dispatcher, &code, inputs);
-            deferred.resolve(move |_| Ok(answer));
-        })?;
-        Ok(promise)
+        async_functions: Vec<String>,
+    ) -> napi::Result<()> {
+        let inputs = inputs_of(inputs);
+        let binder = self.binder();
+        self.on_thread(move |session, dispatcher| {
+            let inputs = inputs?;
+            binder.register(session, dispatcher, functions, &async_functions);
+            let value = session.run_with_inputs(&code, inputs)?;
+            Ok(values::to_json(&value))
+        })
     }
 
-    /// Ends the worker (at once; it is reaped off this thread).
+    /// Starts `code` as a stepped run: it stops at each host call (the
+    /// bound `functions`' too, unrun, and those `declared` names), name
+    /// lookup and await; resolves to where it stopped (`stepping.rs`).
+    #[napi]
+    pub fn start(
+        &self,
+        code: String,
+        inputs: Option<Json>,
+        declared: Vec<String>,
+        functions: Vec<String>,
+        async_functions: Vec<String>,
+    ) -> napi::Result<()> {
+        let inputs = inputs_of(inputs);
+        let binder = self.binder();
+        self.on_thread(move |session, dispatcher| {
+            let inputs = inputs?;
+            binder.register(session, dispatcher, functions, &async_functions);
+            for name in &declared {
+                session.declare_function(name);
+            }
+            let stepped = Stepped::from(session.start(&code, inputs)?);
+            Ok(stepping::progress_json(&stepped))
+        })
+    }
+
+    /// Answers a stepped run's cursor (`stepping.rs::answer_from`);
+    /// resolves to where the run stopped next.
+    #[napi]
+    pub fn answer(&self, answer: Json) -> napi::Result<()> {
+        let answered = stepping::answer_from(&answer).map_err(Error::Conversion);
+        self.on_thread(move |session, _| {
+            let (cursor, answer) = answered?;
+            let stepped = Stepped::from(session.answer_cursor(cursor, answer)?);
+            Ok(stepping::progress_json(&stepped))
+        })
+    }
+
+    /// Where a suspended stepped run waits; null when none is.
+    #[napi]
+    pub fn pending(&self) -> napi::Result<()> {
+        self.on_thread(|session, _| {
+            let pending = session.pending().map(Stepped::from);
+            Ok(pending.map_or(Json::Null, |stepped| stepping::progress_json(&stepped)))
+        })
+    }
+
+    /// The session (idle, or suspended at its cursor) as sealed bytes.
+    #[napi]
+    pub fn dump(&self, keys: Vec<Buffer>, context: Buffer) -> napi::Result<()> {
+        let (keys, context) = (owned(&keys), context.to_vec());
+        self.on_thread(move |session, _| {
+            let seal = DumpSeal::new(&keys, context)?;
+            Ok(values::to_json(&Value::Bytes(session.dump(&seal)?)))
+        })
+    }
+
+    /// Restores the dump `data` into this session, which must not have run
+    /// anything yet.
+    #[napi]
+    pub fn restore_into(
+        &self,
+        keys: Vec<Buffer>,
+        context: Buffer,
+        data: Buffer,
+    ) -> napi::Result<()> {
+        let (keys, context, data) = (owned(&keys), context.to_vec(), data.to_vec());
+        self.on_thread(move |session, _| {
+            let seal = DumpSeal::new(&keys, context)?;
+            session.restore_into(&seal, &data)?;
+            Ok(Json::Null)
+        })
+    }
+
+    /// Ends the worker at once, even mid-run (it is reaped off this
+    /// thread); never waits for a call under way, which ends with the
+    /// sandbox closed.
     #[napi]
     pub fn close(&self) {
-        if let Ok(session) = &mut *lock(&self.slot) {
+        self.closing.store(true, Ordering::Relaxed);
+        let mut guard = match self.slot.try_lock() {
+            Ok(guard) => guard,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            // The call under way sees `closing` and drops the session.
+            Err(TryLockError::WouldBlock) => return,
+        };
+        if let Ok(session) = &mut *guard {
             session.take();
         }
     }
-}
 
-impl std::fmt::Debug for NativeSession {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NativeSession").finish_non_exhaustive()
+    fn binder(&self) -> Binder {
+        Binder {
+            registered: Arc::clone(&self.registered),
+            closing: Arc::clone(&self.closing),
+        }
     }
-}
 
-/// Registers the host functions not registered yet.
-fn register(
-    slot: &Slot,
-    dispatcher: &Arc<Dispatcher>,
-    registered: &Mutex<HashSet<String>>,
-    functions: Vec<String>,
-) {
-    let mut known = registered.lock().unwrap_or_else(|p| p.into_inner());
-    if let Ok(Some(session)) = &mut *lock(slot) {
-        for name in functions {
-            if known.insert(name.clone()) {
-                let function = host_function(Arc::clone(dispatcher), name.clone());
-                session.register_function(&name, function);
-            }
+    /// Runs `work` on the session's thread, its output going to Node as it
+    /// is printed, in order with host calls; its answer follows them
+    /// through the same queue.
+    fn on_thread(
+        &self,
+        work: impl FnOnce(&mut Session, &Arc<Dispatcher>) -> Result<Json, Error> + Send + 'static,
+    ) -> napi::Result<()> {
+        let slot = Arc::clone(&self.slot);
+        let dispatcher = Arc::clone(&self.dispatcher);
+        let closing = Arc::clone(&self.closing);
+        let queued = self.driver.send(Box::new(move || {
+            let outcome = call(&slot, &dispatcher, &closing, work);
+            let envelope = match outcome {
+                Ok(value) => json!({ "ok": true, "value": value }),
+                Err(error) => json!({ "ok": false, "error": error }),
+            };
+            functions::settle(&dispatcher, envelope);
+        }));
+        if queued {
+            Ok(())
+        } else {
+            Err(napi::Error::from_reason("the session's thread is gone"))
         }
     }
 }
 
-fn lock(slot: &Slot) -> MutexGuard<'_, Result<Option<Session>, Error>> {
-    slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-fn spawn(work: impl FnOnce() + Send + 'static) -> napi::Result<()> {
-    std::thread::Builder::new()
-        .name("stockade-node".into())
-        .spawn(work)
-        .map(drop)
-        .map_err(|err| napi::Error::from_reason(format!("cannot start a thread: {err}")))
-}
-
-fn run(
+/// `work` on the session in `slot`, or why it cannot run: the error as
+/// `errors.rs` describes it.
+fn call(
     slot: &Slot,
     dispatcher: &Arc<Dispatcher>,
-    code: &str,
-    inputs: Vec<(String, stockade::Value)>,
-) -> Json {
+    closing: &AtomicBool,
+    work: impl FnOnce(&mut Session, &Arc<Dispatcher>) -> Result<Json, Error>,
+) -> Result<Json, Json> {
     let mut guard = lock(slot);
+    if closing.load(Ordering::Relaxed)
+        && let Ok(session) = &mut *guard
+    {
+        session.take();
+    }
     let session = match &mut *guard {
         Ok(Some(session)) => session,
-        Ok(None) => {
-            return json!({ "ok": false, "error": {
-                "kind": "Closed",
-                "message": "the sandbox is closed",
-                "sessionLost": true,
-            }});
-        }
-        Err(err) => return json!({ "ok": false, "error": errors::to_json(err) }),
+        Ok(None) => return Err(closed("the sandbox is closed")),
+        Err(err) => return Err(errors::to_json(err)),
     };
-    // Output goes to Node as it is printed, in order with host calls (one
-    // queue carries both); the run's answer waits until it has all landed.
     let printer = Arc::clone(dispatcher);
     session.on_print(move |stream, text| {
         let name = match stream {
@@ -175,134 +297,111 @@ fn run(
         };
         functions::print(&printer, name, text);
     });
-    let result = session.run_with_inputs(code, inputs);
-    functions::flush(dispatcher);
-    match result {
-        Ok(value) => json!({ "ok": true, "value": values::to_json(&value) }),
-        Err(err) => json!({ "ok": false, "error": errors::to_json(&err) }),
+    let outcome = work(session, dispatcher);
+    if closing.load(Ordering::Relaxed) {
+        *guard = Ok(None);
+        return Err(closed("the sandbox was closed while the call ran"));
+    }
+    outcome.map_err(|err| errors::to_json(&err))
+}
+
+impl std::fmt::Debug for NativeSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NativeSession").finish_non_exhaustive()
     }
 }
 
-/// Inputs as `index.js` sends them: a tagged dict of names to values.
-fn named_inputs(inputs: &Json) -> Result<Vec<(String, stockade::Value)>, String> {
-    match values::from_json(inputs, "inputs", 0)? {
-        stockade::Value::Dict(pairs) => pairs
-            .into_iter()
-            .map(|(name, value)| match name {
-                stockade::Value::Str(name) => Ok((name, value)),
-                other => Err(format!("inputs: a name must be a string, not {other:?}")),
-            })
-            .collect(),
-        _ => Err("inputs must be an object of names to values".into()),
-    }
-}
-
-/// The session options `options` names (a plain object).
-fn session_options(language: &str, options: &Json) -> Result<SessionOptions, String> {
-    let language: Language = language.parse().map_err(|err| format!("language: {err}"))?;
-    let mut session = SessionOptions::new(language);
-    let Json::Object(options) = options else {
-        return Err("options must be an object".into());
+fn info_json(session: &Session) -> Json {
+    let report = &session.worker_info().sandbox;
+    let mode = match report.mode {
+        stockade::SandboxMode::Off => "off",
+        stockade::SandboxMode::Auto => "auto",
+        stockade::SandboxMode::Require => "require",
     };
-    for (key, value) in options {
-        if value.is_null() {
-            continue;
-        }
-        session.set(key, option_value(key, value)?)?;
-    }
-    Ok(session)
-}
-
-fn option_value(key: &str, value: &Json) -> Result<OptionValue, String> {
-    Ok(match value {
-        Json::Bool(b) => OptionValue::Bool(*b),
-        Json::Number(n) => match (n.as_i64(), n.as_f64()) {
-            (Some(i), _) => OptionValue::Int(i128::from(i)),
-            (None, Some(f)) => OptionValue::Float(f),
-            _ => return Err(format!("{key}: a number out of range")),
+    let missing: serde_json::Map<String, Json> = report
+        .missing
+        .iter()
+        .map(|(layer, reason)| (layer.clone(), Json::String(reason.clone())))
+        .collect();
+    json!({
+        "workerPid": session.worker_pid(),
+        "sandbox": {
+            "mode": mode,
+            "applied": report.applied,
+            "missing": missing,
+            "notes": report.extras,
         },
-        Json::String(s) => OptionValue::Str(s.clone()),
-        Json::Array(items) => OptionValue::List(
-            items
-                .iter()
-                .map(|item| {
-                    item.as_str()
-                        .map(str::to_owned)
-                        .ok_or_else(|| format!("{key}: a list of strings"))
-                })
-                .collect::<Result<_, _>>()?,
-        ),
-        Json::Object(map) => OptionValue::Map(
-            map.iter()
-                .map(|(name, text)| {
-                    text.as_str()
-                        .map(|text| (name.clone(), text.to_owned()))
-                        .ok_or_else(|| format!("{key}: an object of strings"))
-                })
-                .collect::<Result<_, _>>()?,
-        ),
-        Json::Null => return Err(format!("{key}: null")),
     })
 }
 
-/// A pool of ready workers (`stockade::Pool`), or why it did not start.
-#[napi]
-pub struct NativePool {
-    pool: Result<Arc<stockade::Pool>, Error>,
+fn closed(message: &str) -> Json {
+    json!({ "kind": "Closed", "message": message, "sessionLost": true })
 }
 
-impl std::fmt::Debug for NativePool {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NativePool").finish_non_exhaustive()
+/// A run's inputs, or the ConversionError naming what cannot cross.
+fn inputs_of(inputs: Option<Json>) -> Result<Vec<(String, Value)>, Error> {
+    match inputs {
+        Some(inputs) => named_inputs(&inputs).map_err(Error::Conversion),
+        None => Ok(Vec::new()),
     }
 }
 
-/// Starts a pool of `size` workers for `language` with `options`;
-/// resolves to the pool, whose `failure()` says why if it did not start.
-#[napi(ts_return_type = "Promise<NativePool>")]
-pub fn open_pool<'env>(
-    env: &'env Env,
-    language: String,
-    options: Json,
-    size: u32,
-) -> napi::Result<Object<'env>> {
-    let options = session_options(&language, &options).map_err(napi::Error::from_reason)?;
-    let (deferred, promise) = env.create_deferred()?;
-    spawn(move || {
-        let shape = stockade::PoolOptions {
-            size: usize::try_from(size).unwrap_or(usize::MAX).max(1),
-            ..Default::default()
-        };
-        let pool = stockade::Pool::new(options, shape).map(Arc::new);
-        deferred.resolve(move |_| Ok(NativePool { pool }));
-    })?;
-    Ok(promise)
+fn owned(keys: &[Buffer]) -> Vec<Vec<u8>> {
+    keys.iter().map(|key| key.to_vec()).collect()
 }
 
-#[napi]
-impl NativePool {
-    /// Why the pool did not start, as an error envelope; null if it did.
-    #[napi]
-    pub fn failure(&self) -> Option<Json> {
-        self.pool.as_ref().err().map(errors::to_json)
-    }
+/// What registers a session's host functions, on the session's thread.
+struct Binder {
+    /// Host functions registered with the session: whether each is async.
+    registered: Arc<Mutex<HashMap<String, bool>>>,
+    closing: Arc<AtomicBool>,
+}
 
-    /// A fresh worker's session, whose host functions `dispatch` answers.
-    #[napi(ts_return_type = "Promise<NativeSession>")]
-    pub fn checkout<'env>(
+impl Binder {
+    /// Registers the host functions not registered yet, or registered as
+    /// the other kind (sync or async).
+    fn register(
         &self,
-        env: &'env Env,
-        dispatch: Function<'_, (String, Json), PromiseRaw<'static, Json>>,
-    ) -> napi::Result<Object<'env>> {
-        let pool = self.pool.clone();
-        resolve_session(env, dispatch, move || pool.and_then(|pool| pool.checkout()))
-    }
-
-    /// Ends the idle workers; checked-out sessions go on.
-    #[napi]
-    pub fn close(&self) {
-        if let Ok(pool) = &self.pool {
-            pool.close();
+        session: &mut Session,
+        dispatcher: &Arc<Dispatcher>,
+        functions: Vec<String>,
+        async_functions: &[String],
+    ) {
+        let mut known = self.registered.lock().unwrap_or_else(|p| p.into_inner());
+        for name in functions {
+            let is_async = async_functions.contains(&name);
+            if known.get(&name) == Some(&is_async) {
+                continue;
+            }
+            let dispatcher = Arc::clone(dispatcher);
+            if is_async {
+                match functions::runtime() {
+                    Ok(runtime) => {
+                        let function = async_host_function(dispatcher, name.clone());
+                        session.register_async_function(&name, runtime, function);
+                    }
+                    // The guest's calls raise why, rather than a NameError.
+                    Err(why) => session.register_function(&name, move |_| {
+                        Err(stockade::HostError::runtime_error(why.clone()))
+                    }),
+                }
+            } else {
+                let closing = Arc::clone(&self.closing);
+                session.register_function(&name, host_function(dispatcher, name.clone(), closing));
+            }
+            known.insert(name, is_async);
         }
     }
+}
+
+fn lock(slot: &Slot) -> MutexGuard<'_, Result<Option<Session>, Error>> {
+    slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+pub(crate) fn spawn(work: impl FnOnce() + Send + 'static) -> napi::Result<()> {
+    std::thread::Builder::new()
+        .name("stockade-node".into())
+        .spawn(work)
+        .map(drop)
+        .map_err(|err| napi::Error::from_reason(format!("cannot start a thread: {err}")))
 }

@@ -1,6 +1,9 @@
 // Compiled (not run) by `npm run typecheck`: the declarations describe
 // what a user writes.
-import { Sandbox, Pool, run, GuestError, TimeLimitError, type ExecutionResult, type GuestValue } from "../index.js";
+import {
+  Sandbox, Pool, run, GuestError, TimeLimitError, Float, FunctionCall, Complete, type ExecutionResult, type GuestValue,
+  type Progress,
+} from "../index.js";
 
 async function main(): Promise<void> {
   const sandbox = new Sandbox("python", { limits: { maxDuration: 5, maxMemory: 256 << 20 }, sandbox: "require" });
@@ -20,6 +23,16 @@ async function main(): Promise<void> {
   console.log(await checked.run("f(1)"), await pool.run("1"));
   pool.close();
   console.log(value, await run("javascript", "6 * 7"));
+  const sealed = new Sandbox("python", { dumpKeys: [Buffer.alloc(32)], dumpContext: "chat-1" });
+  sealed.bindFunction("fetch", async (url: string) => url.length, { async: true });
+  let step: Progress = await sealed.start("fetch('a') + x", { inputs: { x: new Float(1) }, functions: ["fetch"] });
+  if (step instanceof FunctionCall) {
+    const saved: Buffer = await step.dump();
+    step = await step.resume(step.args.length);
+    const back = await Sandbox.restore(saved, "python", { dumpKeys: [Buffer.alloc(32)], dumpContext: "chat-1" });
+    console.log((await back.sandboxReport()).applied, await back.workerPid());
+  }
+  if (step instanceof Complete) console.log(step.value);
 }
 
 void main;
