@@ -25,30 +25,6 @@ test("globals persist across runs in every engine", async () => {
   }
 });
 
-test("values cross both ways as JavaScript's own types", async () => {
-  const sandbox = new Sandbox("python", { engine: "monty" });
-  try {
-    const inputs = {
-      n: 7,
-      real: 2.5,
-      big: 2n ** 70n,
-      text: "naïve ☃",
-      blob: Buffer.from([0, 255]),
-      items: [1, "two", null],
-      mapping: new Map([[1, "one"]]),
-      members: new Set(["a"]),
-      flag: true,
-    };
-    const back = await sandbox.run("[n, real, big, text, blob, items, mapping, members, flag]", { inputs });
-    assert.deepEqual(back, [7, 2.5, 2n ** 70n, "naïve ☃", Buffer.from([0, 255]), [1, "two", null],
-      new Map([[1, "one"]]), new Set(["a"]), true]);
-    assert.deepEqual(await sandbox.run("{'a': 1, 'b': [2]}"), { a: 1, b: [2] });
-    assert.equal(await sandbox.run("2 ** 53 + 1"), 2n ** 53n + 1n);
-  } finally {
-    sandbox.close();
-  }
-});
-
 test("inputs that cannot cross are refused naming their path", async () => {
   const sandbox = new Sandbox("javascript");
   try {
@@ -82,20 +58,6 @@ test("a guest exception is a GuestError and the sandbox lives", async () => {
   } finally {
     sandbox.close();
   }
-});
-
-test("limits trip with their own errors", async () => {
-  const timed = new Sandbox("python", { engine: "monty", limits: { maxDuration: 0.2 } });
-  await assert.rejects(timed.run("while True:\n    pass"), (err) =>
-    err instanceof stockade.TimeLimitError && err.limit === "max_duration");
-  timed.close();
-  const hard = new Sandbox("javascript", { requestTimeout: 0.5 });
-  await assert.rejects(hard.run("while (true) {}"), (err) =>
-    err instanceof stockade.TimeLimitError && err.limit === "request_timeout" && err.sessionLost);
-  hard.close();
-  const small = new Sandbox("python", { engine: "monty", limits: { maxMemory: 32 << 20 } });
-  await assert.rejects(small.run("x = [0] * (10 ** 8)"), stockade.MemoryLimitError);
-  small.close();
 });
 
 test("execute never throws for the run's own failure", async () => {
