@@ -23,6 +23,9 @@ const DISPOSE = Symbol.asyncDispose ?? Symbol.for("nodejs.asyncDispose");
 /** Lets a Pool hand a Sandbox the session it checked out. */
 const ADOPT = Symbol("adopt");
 
+/** The answer to a message that needs none. */
+const OK = Object.freeze({ ok: true });
+
 /** Bytes of stdout and of stderr `execute` keeps. */
 const DEFAULT_STREAM_LIMIT = 64 * 1024;
 
@@ -133,20 +136,24 @@ class Sandbox {
     this.#functions.set(name, { fn, async: isAsync === true });
   }
 
-  /** The guest's call of a host function, answered for the addon. */
-  async #dispatch(name, args) {
+  /**
+   * A message from the addon: the guest's call of a host function, its
+   * output, or a call's answer. A host function's answer is returned at
+   * once when it has one, else as a promise.
+   */
+  #dispatch(name, args) {
     if (name === "\u0000print") {
       const [stream, text] = args;
       if (this.#print) this.#print(stream, text);
       else (stream === "stderr" ? process.stderr : process.stdout).write(text);
-      return { ok: true };
+      return OK;
     }
     if (name === "\u0000settle") {
       const settle = this.#settle;
       this.#settle = null;
       holdOpen(-1);
       if (settle) settle(args);
-      return { ok: true };
+      return OK;
     }
     const bound = this.#functions.get(name);
     if (bound === undefined) {
@@ -154,18 +161,31 @@ class Sandbox {
     }
     let value;
     try {
-      value = await bound.fn(...decode(args));
+      value = bound.fn(...decode(args));
     } catch (err) {
-      const type = err instanceof Error ? err.name : "Error";
-      const message = err instanceof Error ? err.message : String(err);
-      return { ok: false, type, message: this.#redact ? "host function failed" : message };
+      return this.#failed(err);
     }
+    if (value !== null && typeof value === "object" && typeof value.then === "function") {
+      return Promise.resolve(value).then((settled) => this.#returned(name, settled), (err) => this.#failed(err));
+    }
+    return this.#returned(name, value);
+  }
+
+  /** A host function's value, for the guest. */
+  #returned(name, value) {
     try {
       return { ok: true, value: crossing(value, `the result of ${name}`) };
     } catch (err) {
       // What the function returned cannot cross: the host's mistake, named.
       return { ok: false, type: "TypeError", message: err.message };
     }
+  }
+
+  /** What a host function threw, for the guest: its class, its message unless redacted. */
+  #failed(err) {
+    const type = err instanceof Error ? err.name : "Error";
+    const message = err instanceof Error ? err.message : String(err);
+    return { ok: false, type, message: this.#redact ? "host function failed" : message };
   }
 
   get language() {
@@ -224,20 +244,21 @@ class Sandbox {
   }
 
   /**
-   * The answer to the addon call `invoke` makes: it arrives through the
-   * dispatcher, after the call's output and host calls.
+   * The answer to the addon call `invoke` makes: at once, or through the
+   * dispatcher after the call's output and host calls.
    */
   #answer(invoke) {
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve) => {
+      // A short call answers at once (the addon waits a few tens of
+      // microseconds for it); any other through the dispatcher, which
+      // cannot run before this returns.
+      const direct = invoke();
+      if (direct !== undefined && direct !== null) {
+        resolve(direct);
+        return;
+      }
       this.#settle = resolve;
       holdOpen(1);
-      try {
-        invoke();
-      } catch (err) {
-        this.#settle = null;
-        holdOpen(-1);
-        reject(err);
-      }
     });
   }
 

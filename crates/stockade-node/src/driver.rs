@@ -1,11 +1,17 @@
 //! The thread a session's calls run on: one per session, taking its jobs
 //! in order. Between jobs it spins a moment before it sleeps, so a host
 //! that awaits one run and starts the next hands it over without waking a
-//! sleeping thread (on a virtual machine, the larger part of a warm round
-//! trip's cost).
+//! sleeping thread; and Node's thread waits a moment, spinning, for a
+//! call's answer before it goes back to its event loop (`Reply`). Waking a
+//! sleeping thread is, on a virtual machine, the larger part of a warm
+//! round trip's cost.
 
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::time::{Duration, Instant};
+
+use serde_json::Value as Json;
 
 /// One call on the session.
 pub type Job = Box<dyn FnOnce() + Send>;
@@ -50,5 +56,65 @@ fn next(receiver: &Receiver<Job>) -> Option<Job> {
             Err(TryRecvError::Empty) => return receiver.recv().ok(),
             Err(TryRecvError::Disconnected) => return None,
         }
+    }
+}
+
+/// How long Node's thread waits, spinning, for a call's answer before it
+/// returns to its event loop and lets the answer come through the
+/// dispatcher: long enough for a short run, short enough to be no more
+/// than a small JavaScript callback's time.
+const ANSWER_SPIN: Duration = Duration::from_micros(60);
+
+/// One call's answer: handed straight back to Node's thread while it still
+/// waits for it (no thread to wake), else through the dispatcher.
+#[derive(Debug, Default)]
+pub struct Reply {
+    state: Mutex<ReplyState>,
+    settled: AtomicBool,
+}
+
+#[derive(Debug, Default)]
+enum ReplyState {
+    /// Node's thread is waiting.
+    #[default]
+    Awaited,
+    /// The answer, for Node's thread to take.
+    Ready(Json),
+    /// The answer goes through the dispatcher.
+    Queued,
+}
+
+impl Reply {
+    /// On Node's thread: the answer, if it comes within `ANSWER_SPIN`;
+    /// otherwise None, and it comes through the dispatcher.
+    pub fn wait_briefly(&self) -> Option<Json> {
+        let spin_until = Instant::now() + ANSWER_SPIN;
+        while !self.settled.load(Ordering::Acquire) && Instant::now() < spin_until {
+            std::hint::spin_loop();
+        }
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        match std::mem::replace(&mut *state, ReplyState::Queued) {
+            ReplyState::Ready(answer) => Some(answer),
+            ReplyState::Awaited | ReplyState::Queued => None,
+        }
+    }
+
+    /// On the session's thread: hands `answer` to Node's thread if it is
+    /// still waiting and nothing else is queued before it (`direct`);
+    /// otherwise gives it back, for the dispatcher.
+    pub fn give(&self, answer: Json, direct: bool) -> Option<Json> {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let given = match *state {
+            ReplyState::Awaited if direct => {
+                *state = ReplyState::Ready(answer);
+                None
+            }
+            _ => {
+                *state = ReplyState::Queued;
+                Some(answer)
+            }
+        };
+        self.settled.store(true, Ordering::Release);
+        given
     }
 }

@@ -1,55 +1,32 @@
 //! Host functions: a guest's call, made on the session's own thread, goes
-//! to Node's thread through a threadsafe function to `index.js`'s
-//! dispatcher, which calls the bound JavaScript function (awaiting it if it
-//! returns a promise) and resolves with `{ok, value}` or `{ok: false,
-//! type, message}`. A plain function's call waits for that answer on the
-//! session's thread; an async function's is a future the guest awaits,
-//! several in flight at once.
+//! to `index.js`'s dispatcher on Node's thread (`dispatch.rs`), which calls
+//! the bound JavaScript function and answers `{ok, value}` or `{ok: false,
+//! type, message}`, at once or through a promise. A plain function's call
+//! waits for that answer on the session's thread; an async function's is a
+//! future the guest awaits, several in flight at once.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{RecvTimeoutError, channel};
+use std::sync::mpsc::{RecvTimeoutError, TryRecvError, channel};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use napi::bindgen_prelude::{Function, PromiseRaw};
-use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use serde_json::{Value as Json, json};
 use stockade::{Args, HostError, HostResult};
 use tokio::runtime::{Builder, Handle, Runtime};
 use tokio::sync::oneshot;
 
+use crate::dispatch::{Dispatcher, ask};
 use crate::values;
 
 /// Longest a host function's answer is waited for here; the session's own
 /// `max_host_wait` (600 s by default) holds the guest to less.
 const LONGEST_WAIT: Duration = Duration::from_secs(3600);
+/// How long a host call's answer is waited for spinning before sleeping.
+const ANSWER_SPIN: Duration = Duration::from_micros(60);
 /// How often a waiting host call looks whether its sandbox was closed.
 const CLOSING_POLL: Duration = Duration::from_millis(20);
-
-/// `index.js`'s dispatcher, callable from any thread; weak, so an idle
-/// session does not keep Node alive.
-pub type Dispatcher = ThreadsafeFunction<
-    (String, Json),
-    PromiseRaw<'static, Json>,
-    (String, Json),
-    napi::Status,
-    false,
-    true,
->;
-
-/// The dispatcher as a threadsafe function.
-pub fn dispatcher(
-    dispatch: Function<'_, (String, Json), PromiseRaw<'static, Json>>,
-) -> napi::Result<Arc<Dispatcher>> {
-    let tsfn = dispatch
-        .build_threadsafe_function::<(String, Json)>()
-        .callee_handled::<false>()
-        .weak::<true>()
-        .build()?;
-    Ok(Arc::new(tsfn))
-}
 
 /// The guest's arguments as the dispatcher takes them: tagged values, the
 /// keyword ones (if any) last, as one dict.
@@ -66,34 +43,6 @@ fn args_json(args: &Args) -> Json {
     Json::Array(positional)
 }
 
-/// Hands the call `name(args)` to Node's thread; `reply` gets the
-/// dispatcher's settled answer. Returns whether the call was queued.
-fn ask(
-    dispatcher: &Dispatcher,
-    name: &str,
-    args: Json,
-    reply: impl FnOnce(Json) + Send + 'static,
-) -> Result<(), HostError> {
-    let status = dispatcher.call_with_return_value(
-        (name.to_owned(), args),
-        ThreadsafeFunctionCallMode::NonBlocking,
-        move |returned, _env| {
-            returned?.then(move |settled| {
-                reply(settled.value);
-                Ok(())
-            })?;
-            Ok(())
-        },
-    );
-    if status == napi::Status::Ok {
-        Ok(())
-    } else {
-        Err(HostError::runtime_error(format!(
-            "the host could not call {name}: {status}"
-        )))
-    }
-}
-
 /// The host function `name`, answered by the dispatcher while the guest
 /// waits at the call; a sandbox `closing` stops the wait.
 pub fn host_function(
@@ -106,6 +55,16 @@ pub fn host_function(
         ask(&dispatcher, &name, args_json(&args), move |reply| {
             let _ = answer.send(reply);
         })?;
+        // A function that answers at once (most do) is waited for spinning,
+        // so that this thread need not be woken.
+        let spin_until = Instant::now() + ANSWER_SPIN;
+        loop {
+            match answered.try_recv() {
+                Ok(reply) => return answer_of(&name, &reply),
+                Err(TryRecvError::Empty) if Instant::now() < spin_until => std::hint::spin_loop(),
+                Err(_) => break,
+            }
+        }
         let deadline = Instant::now() + LONGEST_WAIT;
         loop {
             if closing.load(Ordering::Relaxed) {
@@ -172,28 +131,6 @@ pub fn runtime() -> Result<Handle, String> {
     // A runtime another thread set first wins; this one is dropped here,
     // off any runtime, which is allowed.
     Ok(RUNTIME.get_or_init(|| started).handle().clone())
-}
-
-/// The name under which the dispatcher is handed guest output (no guest
-/// function can have it).
-const PRINT: &str = "\u{0}print";
-/// The name under which the dispatcher is handed a call's answer.
-const SETTLE: &str = "\u{0}settle";
-
-/// Hands guest output to Node, without waiting.
-pub fn print(dispatcher: &Dispatcher, stream: &str, text: &str) {
-    let _ = dispatcher.call(
-        (PRINT.to_owned(), json!([stream, text])),
-        ThreadsafeFunctionCallMode::NonBlocking,
-    );
-}
-
-/// Hands Node a session call's answer, after everything queued before it.
-pub fn settle(dispatcher: &Dispatcher, envelope: Json) {
-    let _ = dispatcher.call(
-        (SETTLE.to_owned(), envelope),
-        ThreadsafeFunctionCallMode::NonBlocking,
-    );
 }
 
 fn answer_of(name: &str, reply: &Json) -> HostResult {

@@ -1,6 +1,9 @@
 //! The Node.js addon: a thin layer over the host library, as the Python
-//! package's extension is. `session.rs` holds a session and runs it off
-//! Node's thread, answering with a promise; `values.rs` carries values as
+//! package's extension is. `session.rs` holds a session, driven on a thread
+//! of its own (`driver.rs`); `dispatch.rs` is the one queue to Node's
+//! thread, carrying host calls (`functions.rs`), output and answers;
+//! `stepping.rs` carries stepped runs' cursors; `pool.rs` a pool;
+//! `options.rs` reads options and inputs; `values.rs` carries values as
 //! tagged JSON, which `index.js` turns into JavaScript's own types (Map,
 //! Set, BigInt, Buffer, Date) and back; `errors.rs` says what failed, by
 //! kind, for `index.js` to raise as its error classes.
@@ -11,6 +14,7 @@
 // functions are unused there.
 #![cfg_attr(test, allow(dead_code))]
 
+mod dispatch;
 mod driver;
 mod errors;
 mod functions;

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use napi::bindgen_prelude::{Env, Function, Object, PromiseRaw};
+use napi::bindgen_prelude::{Env, Function, Object, Unknown};
 use napi_derive::napi;
 use serde_json::Value as Json;
 use stockade::Error;
@@ -59,7 +59,7 @@ impl NativePool {
     pub fn checkout<'env>(
         &self,
         env: &'env Env,
-        dispatch: Function<'_, (String, Json), PromiseRaw<'static, Json>>,
+        dispatch: Function<'_, (String, Json), Unknown<'static>>,
     ) -> napi::Result<Object<'env>> {
         let pool = self.pool.clone();
         resolve_session(env, dispatch, move || pool.and_then(|pool| pool.checkout()))

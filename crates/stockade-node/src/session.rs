@@ -9,14 +9,15 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
-use napi::bindgen_prelude::{Buffer, Env, Function, Object, PromiseRaw};
+use napi::bindgen_prelude::{Buffer, Env, Function, Object, Unknown};
 
-use crate::driver::{self, Driver};
+use crate::driver::{self, Driver, Reply};
 use napi_derive::napi;
 use serde_json::{Value as Json, json};
 use stockade::{DumpSeal, Error, PrintStream, Session, Stepped, Value};
 
-use crate::functions::{self, Dispatcher, async_host_function, dispatcher, host_function};
+use crate::dispatch::{self, Dispatcher, dispatcher};
+use crate::functions::{self, async_host_function, host_function};
 use crate::options::{named_inputs, session_options};
 use crate::{errors, stepping, values};
 
@@ -46,7 +47,7 @@ pub fn open<'env>(
     env: &'env Env,
     language: String,
     options: Json,
-    dispatch: Function<'_, (String, Json), PromiseRaw<'static, Json>>,
+    dispatch: Function<'_, (String, Json), Unknown<'static>>,
 ) -> napi::Result<Object<'env>> {
     let options = session_options(&language, &options).map_err(napi::Error::from_reason)?;
     resolve_session(env, dispatch, move || Session::new(options))
@@ -62,7 +63,7 @@ pub fn restore<'env>(
     keys: Vec<Buffer>,
     context: Buffer,
     data: Buffer,
-    dispatch: Function<'_, (String, Json), PromiseRaw<'static, Json>>,
+    dispatch: Function<'_, (String, Json), Unknown<'static>>,
 ) -> napi::Result<Object<'env>> {
     let options = session_options(&language, &options).map_err(napi::Error::from_reason)?;
     let (keys, context, data) = (owned(&keys), context.to_vec(), data.to_vec());
@@ -76,7 +77,7 @@ pub fn restore<'env>(
 /// host functions `dispatch` answers.
 pub(crate) fn resolve_session<'env>(
     env: &'env Env,
-    dispatch: Function<'_, (String, Json), PromiseRaw<'static, Json>>,
+    dispatch: Function<'_, (String, Json), Unknown<'static>>,
     start: impl FnOnce() -> Result<Session, Error> + Send + 'static,
 ) -> napi::Result<Object<'env>> {
     let dispatcher = dispatcher(dispatch)?;
@@ -136,7 +137,7 @@ impl NativeSession {
         inputs: Option<Json>,
         functions: Vec<String>,
         async_functions: Vec<String>,
-    ) -> napi::Result<()> {
+    ) -> napi::Result<Option<Json>> {
         let inputs = inputs_of(inputs);
         let binder = self.binder();
         self.on_thread(move |session, dispatcher| {
@@ -158,7 +159,7 @@ impl NativeSession {
         declared: Vec<String>,
         functions: Vec<String>,
         async_functions: Vec<String>,
-    ) -> napi::Result<()> {
+    ) -> napi::Result<Option<Json>> {
         let inputs = inputs_of(inputs);
         let binder = self.binder();
         self.on_thread(move |session, dispatcher| {
@@ -175,7 +176,7 @@ impl NativeSession {
     /// Answers a stepped run's cursor (`stepping.rs::answer_from`);
     /// resolves to where the run stopped next.
     #[napi]
-    pub fn answer(&self, answer: Json) -> napi::Result<()> {
+    pub fn answer(&self, answer: Json) -> napi::Result<Option<Json>> {
         let answered = stepping::answer_from(&answer).map_err(Error::Conversion);
         self.on_thread(move |session, _| {
             let (cursor, answer) = answered?;
@@ -186,7 +187,7 @@ impl NativeSession {
 
     /// Where a suspended stepped run waits; null when none is.
     #[napi]
-    pub fn pending(&self) -> napi::Result<()> {
+    pub fn pending(&self) -> napi::Result<Option<Json>> {
         self.on_thread(|session, _| {
             let pending = session.pending().map(Stepped::from);
             Ok(pending.map_or(Json::Null, |stepped| stepping::progress_json(&stepped)))
@@ -195,7 +196,7 @@ impl NativeSession {
 
     /// The session (idle, or suspended at its cursor) as sealed bytes.
     #[napi]
-    pub fn dump(&self, keys: Vec<Buffer>, context: Buffer) -> napi::Result<()> {
+    pub fn dump(&self, keys: Vec<Buffer>, context: Buffer) -> napi::Result<Option<Json>> {
         let (keys, context) = (owned(&keys), context.to_vec());
         self.on_thread(move |session, _| {
             let seal = DumpSeal::new(&keys, context)?;
@@ -211,7 +212,7 @@ impl NativeSession {
         keys: Vec<Buffer>,
         context: Buffer,
         data: Buffer,
-    ) -> napi::Result<()> {
+    ) -> napi::Result<Option<Json>> {
         let (keys, context, data) = (owned(&keys), context.to_vec(), data.to_vec());
         self.on_thread(move |session, _| {
             let seal = DumpSeal::new(&keys, context)?;
@@ -250,20 +251,26 @@ impl NativeSession {
     fn on_thread(
         &self,
         work: impl FnOnce(&mut Session, &Arc<Dispatcher>) -> Result<Json, Error> + Send + 'static,
-    ) -> napi::Result<()> {
+    ) -> napi::Result<Option<Json>> {
         let slot = Arc::clone(&self.slot);
         let dispatcher = Arc::clone(&self.dispatcher);
         let closing = Arc::clone(&self.closing);
+        let reply = Arc::new(Reply::default());
+        let replied = Arc::clone(&reply);
         let queued = self.driver.send(Box::new(move || {
-            let outcome = call(&slot, &dispatcher, &closing, work);
+            let (outcome, printed) = call(&slot, &dispatcher, &closing, work);
             let envelope = match outcome {
                 Ok(value) => json!({ "ok": true, "value": value }),
                 Err(error) => json!({ "ok": false, "error": error }),
             };
-            functions::settle(&dispatcher, envelope);
+            // Output still queued for Node must land first: the answer
+            // then follows it through the same queue.
+            if let Some(envelope) = replied.give(envelope, !printed) {
+                dispatch::settle(&dispatcher, envelope);
+            }
         }));
         if queued {
-            Ok(())
+            Ok(reply.wait_briefly())
         } else {
             Err(napi::Error::from_reason("the session's thread is gone"))
         }
@@ -276,6 +283,18 @@ fn call(
     slot: &Slot,
     dispatcher: &Arc<Dispatcher>,
     closing: &AtomicBool,
+    work: impl FnOnce(&mut Session, &Arc<Dispatcher>) -> Result<Json, Error>,
+) -> (Result<Json, Json>, bool) {
+    let printed = Arc::new(AtomicBool::new(false));
+    let outcome = call_printing(slot, dispatcher, closing, &printed, work);
+    (outcome, printed.load(Ordering::Relaxed))
+}
+
+fn call_printing(
+    slot: &Slot,
+    dispatcher: &Arc<Dispatcher>,
+    closing: &AtomicBool,
+    printed: &Arc<AtomicBool>,
     work: impl FnOnce(&mut Session, &Arc<Dispatcher>) -> Result<Json, Error>,
 ) -> Result<Json, Json> {
     let mut guard = lock(slot);
@@ -290,12 +309,14 @@ fn call(
         Err(err) => return Err(errors::to_json(err)),
     };
     let printer = Arc::clone(dispatcher);
+    let noted = Arc::clone(printed);
     session.on_print(move |stream, text| {
         let name = match stream {
             PrintStream::Stderr => "stderr",
             _ => "stdout",
         };
-        functions::print(&printer, name, text);
+        noted.store(true, Ordering::Relaxed);
+        dispatch::print(&printer, name, text);
     });
     let outcome = work(session, dispatcher);
     if closing.load(Ordering::Relaxed) {

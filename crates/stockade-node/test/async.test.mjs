@@ -85,6 +85,27 @@ test("the event loop runs while a guest computes", async () => {
   }
 });
 
+test("a guest calling a host function in a tight loop leaves the event loop free", async () => {
+  for (const [language, options] of ENGINES) {
+    const sandbox = new Sandbox(language, { ...options, maxHostCalls: 100000 });
+    try {
+      let calls = 0;
+      sandbox.bindFunction("tick", () => ++calls);
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 1);
+      const loop = language === "python"
+        ? "for i in range(30000):\n    tick()"
+        : "for (let i = 0; i < 30000; i++) tick()";
+      await sandbox.run(loop);
+      clearInterval(timer);
+      assert.equal(calls, 30000);
+      assert.ok(ticks > 0, `${label(language, options)}: no timer ran during 30000 host calls`);
+    } finally {
+      sandbox.close();
+    }
+  }
+});
+
 test("close() ends a running run at once, even one waiting on a host function", { timeout: 30000 }, async () => {
   for (const [language, options] of ENGINES) {
     // A busy guest: without close() this run would last until requestTimeout (60 s).
