@@ -150,3 +150,35 @@ fn every_file_named_in_architecture_md_exists() {
         );
     }
 }
+
+#[test]
+fn every_test_named_in_node_md_exists() {
+    // Node tests are named by their titles, quoted inside backticks (a
+    // quoted word with no spaces is an option's value); a title may wrap
+    // across lines.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let doc = std::fs::read_to_string(root.join("docs/node.md")).unwrap();
+    let tests = root.join("crates/stockade-node/test");
+    let mut sources = String::new();
+    for entry in std::fs::read_dir(&tests).unwrap().flatten() {
+        if entry.path().extension().is_some_and(|e| e == "mjs") {
+            sources.push_str(&std::fs::read_to_string(entry.path()).unwrap());
+        }
+    }
+    let titles: Vec<String> = doc
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|span| span.len() > 2 && span.starts_with('"') && span.ends_with('"'))
+        .filter(|span| span.split_whitespace().count() >= 3)
+        .map(|span| span.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    assert!(titles.len() >= 30, "found only {} test titles", titles.len());
+    for title in titles {
+        assert!(
+            sources.contains(&format!("test({title}")),
+            "docs/node.md names {title}, which is not a test in {}",
+            tests.display()
+        );
+    }
+}
