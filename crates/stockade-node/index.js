@@ -17,7 +17,22 @@ const progressJs = require("./progress.js");
 const { ANSWER, PENDING, progress, crossing } = progressJs;
 
 const BIN = path.join(__dirname, "bin");
-const native = require(path.join(BIN, "stockade.node"));
+const native = loadAddon();
+
+/** The addon in bin/, or an error saying how to build it. */
+function loadAddon() {
+  const file = path.join(BIN, "stockade.node");
+  try {
+    return require(file);
+  } catch (err) {
+    if (err.code !== "MODULE_NOT_FOUND" || require("node:fs").existsSync(file)) throw err;
+    throw new Error(
+      `stockade: the addon is not built (${file} is missing). npm 11 skips a dependency's install script ` +
+        "until it is approved: run `npm install-scripts approve stockade` and then `npm install` again " +
+        `(or run \`node ${path.join(__dirname, "scripts", "install.js")}\`).`,
+    );
+  }
+}
 const LANGUAGES = ["python", "javascript"];
 const DISPOSE = Symbol.asyncDispose ?? Symbol.for("nodejs.asyncDispose");
 /** Lets a Pool hand a Sandbox the session it checked out. */
