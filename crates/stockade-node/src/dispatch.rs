@@ -12,8 +12,8 @@
 //! longer than that.
 
 use std::cell::Cell;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use napi::JsValue;
@@ -89,7 +89,8 @@ fn wait_for_next(sent: &AtomicU64, seen: u64) {
 }
 
 /// Hands the call `name(args)` to Node's thread; `reply` gets the
-/// dispatcher's answer, at once or once its promise settles.
+/// dispatcher's answer, at once or once its promise settles, and an error
+/// answer if the dispatcher failed, so a call is never left waiting.
 pub fn ask(
     dispatcher: &Dispatcher,
     name: &str,
@@ -98,24 +99,15 @@ pub fn ask(
 ) -> Result<(), HostError> {
     let sent = Arc::clone(&dispatcher.sent);
     let seen = sent.fetch_add(1, Ordering::AcqRel) + 1;
+    let reply = Replier::new(reply);
     let status = dispatcher.queue.call_with_return_value(
         (name.to_owned(), args),
         ThreadsafeFunctionCallMode::NonBlocking,
         move |returned, _env| {
-            let returned = returned?;
-            if returned.is_promise()? {
-                // SAFETY: the value was just checked to be a promise.
-                let promise: PromiseRaw<'_, Json> = unsafe { returned.cast()? };
-                promise.then(move |settled| {
-                    reply(settled.value);
-                    Ok(())
-                })?;
-            } else {
-                // SAFETY: any JavaScript value converts to JSON (an
-                // unconvertible one is an error, not undefined behaviour).
-                let answer: Json = unsafe { returned.cast()? };
-                reply(answer);
-                wait_for_next(&sent, seen);
+            if let Err(err) = answer(returned, &reply, &sent, seen) {
+                reply.give(
+                    json!({ "ok": false, "type": "RuntimeError", "message": err.to_string() }),
+                );
             }
             Ok(())
         },
@@ -126,6 +118,71 @@ pub fn ask(
         Err(HostError::runtime_error(format!(
             "the host could not call {name}: {status}"
         )))
+    }
+}
+
+/// On Node's thread: replies with what the dispatcher returned, or once
+/// the promise it returned settles.
+fn answer(
+    returned: napi::Result<Unknown<'_>>,
+    reply: &Replier,
+    sent: &AtomicU64,
+    seen: u64,
+) -> napi::Result<()> {
+    let returned = returned?;
+    if returned.is_promise()? {
+        // SAFETY: the value was just checked to be a promise.
+        let promise: PromiseRaw<'_, Json> = unsafe { returned.cast()? };
+        let settled = reply.clone();
+        let rejected = reply.clone();
+        promise
+            .then(move |answer| {
+                settled.give(answer.value);
+                Ok(())
+            })?
+            .catch(
+                move |why: napi::bindgen_prelude::CallbackContext<Unknown<'_>>| {
+                    let message = why
+                        .value
+                        .coerce_to_string()
+                        .and_then(|text| text.into_utf8())
+                        .map(|text| text.as_str().map(str::to_owned));
+                    let message = match message {
+                        Ok(Ok(text)) => text,
+                        _ => "the host's dispatcher failed".to_owned(),
+                    };
+                    rejected
+                        .give(json!({ "ok": false, "type": "RuntimeError", "message": message }));
+                    Ok(())
+                },
+            )?;
+    } else {
+        // SAFETY: FromNapiValue for JSON reads any value, refusing with an
+        // error one JSON cannot hold.
+        let answer: Json = unsafe { returned.cast()? };
+        reply.give(answer);
+        wait_for_next(sent, seen);
+    }
+    Ok(())
+}
+
+/// Where one call's answer goes.
+type ReplyOnce = Box<dyn FnOnce(Json) + Send>;
+
+/// A call's reply, given once: whichever path settles it first.
+#[derive(Clone)]
+struct Replier(Arc<Mutex<Option<ReplyOnce>>>);
+
+impl Replier {
+    fn new(reply: impl FnOnce(Json) + Send + 'static) -> Self {
+        Self(Arc::new(Mutex::new(Some(Box::new(reply)))))
+    }
+
+    fn give(&self, answer: Json) {
+        let taken = self.0.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(reply) = taken {
+            reply(answer);
+        }
     }
 }
 
