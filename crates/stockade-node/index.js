@@ -37,6 +37,8 @@ const LANGUAGES = ["python", "javascript"];
 const DISPOSE = Symbol.asyncDispose ?? Symbol.for("nodejs.asyncDispose");
 /** Lets a Pool hand a Sandbox the session it checked out. */
 const ADOPT = Symbol("adopt");
+/** Lets the dispatcher reach a sandbox's private #dispatch. */
+const DISPATCH = Symbol("dispatch");
 
 /** The answer to a message that needs none. */
 const OK = Object.freeze({ ok: true });
@@ -73,7 +75,7 @@ function encodeInputs(inputs) {
   if (typeof inputs !== "object" || Array.isArray(inputs)) {
     throw new errors.ConversionError("inputs must be an object of names to values.");
   }
-  return crossing(inputs, "inputs");
+  return JSON.stringify(crossing(inputs, "inputs"));
 }
 
 /** The keys and context dumps are sealed with, checked; null for none. */
@@ -116,6 +118,8 @@ class Sandbox {
   #turn = Promise.resolve();
   /** Resolves the call under way with the addon's answer. */
   #settle = null;
+  /** Where a suspended stepped run's output goes. */
+  #steppedPrint = null;
 
   constructor(language = "python", options = {}) {
     if (!LANGUAGES.includes(language)) {
@@ -156,7 +160,8 @@ class Sandbox {
    * output, or a call's answer. A host function's answer is returned at
    * once when it has one, else as a promise.
    */
-  #dispatch(name, args) {
+  #dispatch(name, text) {
+    const args = JSON.parse(text);
     if (name === "\u0000print") {
       const [stream, text] = args;
       if (this.#print) this.#print(stream, text);
@@ -166,24 +171,27 @@ class Sandbox {
     if (name === "\u0000settle") {
       const settle = this.#settle;
       this.#settle = null;
-      holdOpen(-1);
+      underWay(this, false);
       if (settle) settle(args);
       return OK;
     }
     const bound = this.#functions.get(name);
     if (bound === undefined) {
-      return { ok: false, type: "NameError", message: `name '${name}' is not defined` };
+      return JSON.stringify({ ok: false, type: "NameError", message: `name '${name}' is not defined` });
     }
     let value;
     try {
       value = bound.fn(...decode(args));
     } catch (err) {
-      return this.#failed(err);
+      return JSON.stringify(this.#failed(err));
     }
     if (value !== null && typeof value === "object" && typeof value.then === "function") {
-      return Promise.resolve(value).then((settled) => this.#returned(name, settled), (err) => this.#failed(err));
+      return Promise.resolve(value).then(
+        (settled) => JSON.stringify(this.#returned(name, settled)),
+        (err) => JSON.stringify(this.#failed(err)),
+      );
     }
-    return this.#returned(name, value);
+    return JSON.stringify(this.#returned(name, value));
   }
 
   /** A host function's value, for the guest. */
@@ -220,7 +228,7 @@ class Sandbox {
   /** A sandbox on a session `open(dispatch)` makes (a pool's checkout, a restore). */
   static [ADOPT](language, options, open) {
     const sandbox = new Sandbox(language, options);
-    sandbox.#starting = sandbox.#checked(open(([name, args]) => sandbox.#dispatch(name, args)));
+    sandbox.#starting = sandbox.#checked(open(dispatcherOf(sandbox)));
     return sandbox;
   }
 
@@ -252,7 +260,7 @@ class Sandbox {
       return Promise.reject(new errors.SandboxClosed("the sandbox is closed. Make a new Sandbox."));
     }
     if (this.#starting === null) {
-      const dispatch = ([name, args]) => this.#dispatch(name, args);
+      const dispatch = dispatcherOf(this);
       this.#starting = this.#checked(attempt(() => native.open(this.#language, this.#options, dispatch)));
     }
     return this.#starting;
@@ -263,18 +271,28 @@ class Sandbox {
    * dispatcher after the call's output and host calls.
    */
   #answer(invoke) {
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       // A short call answers at once (the addon waits a few tens of
       // microseconds for it); any other through the dispatcher, which
       // cannot run before this returns.
-      const direct = invoke();
-      if (direct !== undefined && direct !== null) {
-        resolve(direct);
+      let direct;
+      try {
+        direct = invoke();
+      } catch (err) {
+        reject(new errors.ProtocolError(`the addon refused the call: ${err.message}.`));
+        return;
+      }
+      if (typeof direct === "string") {
+        resolve(JSON.parse(direct));
         return;
       }
       this.#settle = resolve;
-      holdOpen(1);
+      underWay(this, true);
     });
+  }
+
+  static [DISPATCH](sandbox, name, text) {
+    return sandbox.#dispatch(name, text);
   }
 
   /** Runs `call(session)` once every earlier call on this sandbox is done, and unwraps its envelope. */
@@ -290,14 +308,20 @@ class Sandbox {
 
   /** Binds a run's own functions; returns the names to drop after it. */
   #bindForRun(functions) {
-    const added = [];
+    // Each entry as it was before the run: restored after it.
+    const before = new Map();
     for (const [name, fn] of Object.entries(functions ?? {})) {
-      if (!this.#functions.has(name)) {
-        this.bindFunction(name, fn);
-        added.push(name);
-      }
+      before.set(name, this.#functions.get(name));
+      this.bindFunction(name, fn);
     }
-    return added;
+    return before;
+  }
+
+  #unbindAfterRun(before) {
+    for (const [name, bound] of before) {
+      if (bound === undefined) this.#functions.delete(name);
+      else this.#functions.set(name, bound);
+    }
   }
 
   #bound() {
@@ -312,6 +336,7 @@ class Sandbox {
    * are host functions for this run only. Runs on one sandbox take turns.
    */
   async run(code, { inputs, print, functions } = {}) {
+    checkPrint(print);
     const encoded = encodeInputs(inputs);
     const answer = await this.#exclusive(async (session) => {
       const added = this.#bindForRun(functions);
@@ -320,7 +345,7 @@ class Sandbox {
         return await this.#answer(() => session.run(String(code), encoded, ...this.#bound()));
       } finally {
         this.#print = null;
-        for (const name of added) this.#functions.delete(name);
+        this.#unbindAfterRun(added);
       }
     });
     return decode(answer.value);
@@ -336,6 +361,7 @@ class Sandbox {
    * run completes.
    */
   async start(code, { inputs, functions = [], print } = {}) {
+    checkPrint(print);
     if (!Array.isArray(functions) || functions.some((name) => typeof name !== "string")) {
       throw new errors.ConfigurationError("functions takes names (an array of strings) for a stepped run.");
     }
@@ -349,20 +375,23 @@ class Sandbox {
     let answer;
     try {
       answer = await this.#exclusive((session) => {
+        this.#steppedPrint = print;
         this.#print = print;
         return call(session);
       });
     } catch (err) {
-      this.#print = null;
+      if (!(err instanceof errors.CursorError)) this.#steppedPrint = null;
       throw err;
+    } finally {
+      this.#print = null;
     }
     const where = progress(this, answer.value);
-    if (where instanceof progressJs.Complete) this.#print = null;
+    if (where instanceof progressJs.Complete) this.#steppedPrint = null;
     return where;
   }
 
   [ANSWER](answer) {
-    return this.#stepped(this.#print, (session) => this.#answer(() => session.answer(answer)));
+    return this.#stepped(this.#steppedPrint, (session) => this.#answer(() => session.answer(JSON.stringify(answer))));
   }
 
   /** The cursor a stepped run waits at (see `start`), or null. */
@@ -418,6 +447,7 @@ class Sandbox {
    * seeded as its session was: restore those with `Sandbox.restore`.
    */
   async restoreInto(data) {
+    if (!(data instanceof Uint8Array)) throw new errors.ConfigurationError("restoreInto takes the dump's bytes (a Buffer).");
     const { keys, context } = this.#sealing();
     await this.#exclusive((session) => this.#answer(() => session.restoreInto(keys, context, Buffer.from(data))));
   }
@@ -428,12 +458,21 @@ class Sandbox {
    */
   async execute(code, { inputs, functions, print, maxStreamBytes = DEFAULT_STREAM_LIMIT } = {}) {
     const streams = { stdout: "", stderr: "" };
+    const bytes = { stdout: 0, stderr: 0 };
     let truncated = false;
     const capture = (stream, text) => {
-      const room = maxStreamBytes - streams[stream].length;
-      if (text.length > room) truncated = true;
-      streams[stream] += text.slice(0, Math.max(room, 0));
       if (print) print(stream, text);
+      if (truncated && bytes[stream] >= maxStreamBytes) return;
+      // Whole characters only, up to maxStreamBytes of UTF-8.
+      for (const char of text) {
+        const size = Buffer.byteLength(char);
+        if (bytes[stream] + size > maxStreamBytes) {
+          truncated = true;
+          return;
+        }
+        streams[stream] += char;
+        bytes[stream] += size;
+      }
     };
     try {
       const result = await this.run(code, { inputs, functions, print: capture });
@@ -460,22 +499,45 @@ class Sandbox {
   }
 }
 
-/** Addon calls under way in this process, and the timer that keeps Node alive while there are any. */
-let callsUnderWay = 0;
+/**
+ * Sandboxes with a call under way. While there are any, a timer keeps
+ * Node's event loop alive (the dispatcher that brings their answers does
+ * not, so that an idle sandbox never holds a process open), and this set
+ * keeps each of them alive until its answer lands (the dispatcher holds a
+ * sandbox only weakly, so that one forgotten unclosed is collected, and its
+ * worker and thread with it).
+ */
+const callsUnderWay = new Set();
 let keepAlive = null;
 
-/**
- * Counts addon calls under way: while there are any, a timer keeps Node's
- * event loop alive (the dispatcher that brings their answers does not, so
- * that an idle sandbox never holds a process open).
- */
-function holdOpen(delta) {
-  callsUnderWay += delta;
-  if (callsUnderWay > 0 && keepAlive === null) {
+function underWay(sandbox, going) {
+  if (going) callsUnderWay.add(sandbox);
+  else callsUnderWay.delete(sandbox);
+  if (callsUnderWay.size > 0 && keepAlive === null) {
     keepAlive = setInterval(() => {}, 2 ** 30);
-  } else if (callsUnderWay === 0 && keepAlive !== null) {
+  } else if (callsUnderWay.size === 0 && keepAlive !== null) {
     clearInterval(keepAlive);
     keepAlive = null;
+  }
+}
+
+/**
+ * The function the addon hands a sandbox's messages to, holding the
+ * sandbox weakly: the addon keeps the function, and a strong hold would
+ * keep the sandbox (and its session) alive for ever.
+ */
+function dispatcherOf(sandbox) {
+  const weak = new WeakRef(sandbox);
+  return ([name, text]) => {
+    const live = weak.deref();
+    if (live !== undefined) return Sandbox[DISPATCH](live, name, text);
+    return name.startsWith("\u0000") ? OK : JSON.stringify({ ok: false, type: "RuntimeError", message: "the sandbox is gone" });
+  };
+}
+
+function checkPrint(print) {
+  if (print !== undefined && print !== null && typeof print !== "function") {
+    throw new errors.ConfigurationError("print takes a function (stream, text) => void.");
   }
 }
 

@@ -90,6 +90,9 @@ function decode(json) {
   }
 }
 
+/** Containers nested deeper than this cannot cross (the wire's own bound). */
+const MAX_DEPTH = 64;
+
 function encode(value, path, seen) {
   if (value === null) return null;
   switch (typeof value) {
@@ -110,6 +113,7 @@ function encode(value, path, seen) {
   }
   if (value instanceof Float) return floatTag(value.valueOf());
   if (seen.has(value)) throw new TypeError(`${path} holds itself (a cycle), which cannot cross to the guest`);
+  if (seen.size >= MAX_DEPTH) throw new TypeError(`${path} is nested more than ${MAX_DEPTH} deep`);
   seen.add(value);
   try {
     if (value instanceof Date) return { datetime: value.toISOString().slice(0, 23), offset: 0 };

@@ -6,12 +6,10 @@
 //! sleeping thread is, on a virtual machine, the larger part of a warm
 //! round trip's cost.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
-
-use serde_json::Value as Json;
 
 /// One call on the session.
 pub type Job = Box<dyn FnOnce() + Send>;
@@ -47,8 +45,20 @@ pub fn serve(receiver: &Receiver<Job>) {
     }
 }
 
+/// Whether waiting by spinning can pay: not on one core, where the spinner
+/// holds the core the thread it waits for needs.
+pub fn spins() -> bool {
+    static SPINS: OnceLock<bool> = OnceLock::new();
+    *SPINS.get_or_init(|| std::thread::available_parallelism().is_ok_and(|cores| cores.get() > 1))
+}
+
 fn next(receiver: &Receiver<Job>) -> Option<Job> {
-    let spin_until = Instant::now() + NEXT_JOB_SPIN;
+    let spin_until = Instant::now()
+        + if spins() {
+            NEXT_JOB_SPIN
+        } else {
+            Duration::ZERO
+        };
     loop {
         match receiver.try_recv() {
             Ok(job) => return Some(job),
@@ -79,7 +89,7 @@ enum ReplyState {
     #[default]
     Awaited,
     /// The answer, for Node's thread to take.
-    Ready(Json),
+    Ready(String),
     /// The answer goes through the dispatcher.
     Queued,
 }
@@ -87,8 +97,8 @@ enum ReplyState {
 impl Reply {
     /// On Node's thread: the answer, if it comes within `ANSWER_SPIN`;
     /// otherwise None, and it comes through the dispatcher.
-    pub fn wait_briefly(&self) -> Option<Json> {
-        let spin_until = Instant::now() + ANSWER_SPIN;
+    pub fn wait_briefly(&self) -> Option<String> {
+        let spin_until = Instant::now() + if spins() { ANSWER_SPIN } else { Duration::ZERO };
         while !self.settled.load(Ordering::Acquire) && Instant::now() < spin_until {
             std::hint::spin_loop();
         }
@@ -102,7 +112,7 @@ impl Reply {
     /// On the session's thread: hands `answer` to Node's thread if it is
     /// still waiting and nothing else is queued before it (`direct`);
     /// otherwise gives it back, for the dispatcher.
-    pub fn give(&self, answer: Json, direct: bool) -> Option<Json> {
+    pub fn give(&self, answer: String, direct: bool) -> Option<String> {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let given = match *state {
             ReplyState::Awaited if direct => {

@@ -20,9 +20,6 @@ use tokio::sync::oneshot;
 use crate::dispatch::{Dispatcher, ask};
 use crate::values;
 
-/// Longest a host function's answer is waited for here; the session's own
-/// `max_host_wait` (600 s by default) holds the guest to less.
-const LONGEST_WAIT: Duration = Duration::from_secs(3600);
 /// How long a host call's answer is waited for spinning before sleeping.
 const ANSWER_SPIN: Duration = Duration::from_micros(60);
 /// How often a waiting host call looks whether its sandbox was closed.
@@ -44,15 +41,20 @@ fn args_json(args: &Args) -> Json {
 }
 
 /// The host function `name`, answered by the dispatcher while the guest
-/// waits at the call; a sandbox `closing` stops the wait.
+/// waits at the call, at most `max_wait` (the session's `max_host_wait`:
+/// the host library can only time a plain function once it returns, and a
+/// promise that never settles would otherwise hold the guest for ever); a
+/// sandbox `closing` stops the wait.
 pub fn host_function(
     dispatcher: Arc<Dispatcher>,
     name: String,
     closing: Arc<AtomicBool>,
+    max_wait: Duration,
 ) -> impl FnMut(Args) -> HostResult + Send + 'static {
     move |args: Args| {
+        let asked = Instant::now();
         let (answer, answered) = channel::<Json>();
-        ask(&dispatcher, &name, args_json(&args), move |reply| {
+        ask(&dispatcher, &name, &args_json(&args), move |reply| {
             let _ = answer.send(reply);
         })?;
         // A function that answers at once (most do) is waited for spinning,
@@ -65,7 +67,7 @@ pub fn host_function(
                 Err(_) => break,
             }
         }
-        let deadline = Instant::now() + LONGEST_WAIT;
+        let deadline = asked + max_wait;
         loop {
             if closing.load(Ordering::Relaxed) {
                 return Err(HostError::runtime_error("the sandbox was closed"));
@@ -76,7 +78,7 @@ pub fn host_function(
                 Err(RecvTimeoutError::Timeout) => {
                     return Err(HostError::new(
                         "TimeoutError",
-                        format!("{name} did not answer"),
+                        format!("host function {name:?} did not answer within max_host_wait"),
                     ));
                 }
                 Err(RecvTimeoutError::Disconnected) => return Err(never_answered(&name)),
@@ -87,22 +89,32 @@ pub fn host_function(
 
 /// The host function `name` as an async one: the guest awaits it, and
 /// several of its calls may be in flight at once, each its own promise on
-/// Node's thread.
+/// Node's thread; a sandbox `closing` ends the wait.
 pub fn async_host_function(
     dispatcher: Arc<Dispatcher>,
     name: String,
+    closing: Arc<AtomicBool>,
 ) -> impl Fn(Args) -> Pin<Box<dyn Future<Output = HostResult> + Send>> + Send + 'static {
     move |args: Args| {
         let (answer, answered) = oneshot::channel::<Json>();
-        let asked = ask(&dispatcher, &name, args_json(&args), move |reply| {
+        let asked = ask(&dispatcher, &name, &args_json(&args), move |reply| {
             let _ = answer.send(reply);
         });
         let name = name.clone();
+        let closing = Arc::clone(&closing);
         Box::pin(async move {
             asked?;
-            match answered.await {
-                Ok(reply) => answer_of(&name, &reply),
-                Err(_) => Err(never_answered(&name)),
+            let closed = async {
+                while !closing.load(Ordering::Relaxed) {
+                    tokio::time::sleep(CLOSING_POLL).await;
+                }
+            };
+            tokio::select! {
+                reply = answered => match reply {
+                    Ok(reply) => answer_of(&name, &reply),
+                    Err(_) => Err(never_answered(&name)),
+                },
+                () = closed => Err(HostError::runtime_error("the sandbox was closed")),
             }
         })
     }

@@ -2,6 +2,7 @@
 //! thread, each checkout a session on a fresh worker.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use napi::bindgen_prelude::{Env, Function, Object, Unknown};
 use napi_derive::napi;
@@ -16,6 +17,8 @@ use crate::session::{resolve_session, spawn};
 #[napi]
 pub struct NativePool {
     pool: Result<Arc<stockade::Pool>, Error>,
+    /// Its sessions' `max_host_wait`.
+    max_host_wait: Duration,
 }
 
 impl std::fmt::Debug for NativePool {
@@ -34,6 +37,7 @@ pub fn open_pool<'env>(
     size: u32,
 ) -> napi::Result<Object<'env>> {
     let options = session_options(&language, &options).map_err(napi::Error::from_reason)?;
+    let max_host_wait = options.max_host_wait;
     let (deferred, promise) = env.create_deferred()?;
     spawn(move || {
         let shape = stockade::PoolOptions {
@@ -41,7 +45,12 @@ pub fn open_pool<'env>(
             ..Default::default()
         };
         let pool = stockade::Pool::new(options, shape).map(Arc::new);
-        deferred.resolve(move |_| Ok(NativePool { pool }));
+        deferred.resolve(move |_| {
+            Ok(NativePool {
+                pool,
+                max_host_wait,
+            })
+        });
     })?;
     Ok(promise)
 }
@@ -59,10 +68,12 @@ impl NativePool {
     pub fn checkout<'env>(
         &self,
         env: &'env Env,
-        dispatch: Function<'_, (String, Json), Unknown<'static>>,
+        dispatch: Function<'_, (String, String), Unknown<'static>>,
     ) -> napi::Result<Object<'env>> {
         let pool = self.pool.clone();
-        resolve_session(env, dispatch, move || pool.and_then(|pool| pool.checkout()))
+        resolve_session(env, dispatch, self.max_host_wait, move || {
+            pool.and_then(|pool| pool.checkout())
+        })
     }
 
     /// Ends the idle workers; checked-out sessions go on.

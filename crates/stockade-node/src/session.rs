@@ -6,8 +6,10 @@
 //! Dropping the object (or `close`) ends the worker.
 
 use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
+use std::time::Duration;
 
 use napi::bindgen_prelude::{Buffer, Env, Function, Object, Unknown};
 
@@ -34,8 +36,10 @@ pub struct NativeSession {
     closing: Arc<AtomicBool>,
     /// The worker's pid and sandbox report, as the session started.
     info: Json,
-    /// The session's own thread.
-    driver: Driver,
+    /// The session's own thread, until `close`.
+    driver: Mutex<Option<Driver>>,
+    /// The longest a host function is waited for.
+    max_host_wait: Duration,
 }
 
 /// Starts a session for `language` with `options` (the host library's
@@ -47,10 +51,11 @@ pub fn open<'env>(
     env: &'env Env,
     language: String,
     options: Json,
-    dispatch: Function<'_, (String, Json), Unknown<'static>>,
+    dispatch: Function<'_, (String, String), Unknown<'static>>,
 ) -> napi::Result<Object<'env>> {
     let options = session_options(&language, &options).map_err(napi::Error::from_reason)?;
-    resolve_session(env, dispatch, move || Session::new(options))
+    let max_host_wait = options.max_host_wait;
+    resolve_session(env, dispatch, max_host_wait, move || Session::new(options))
 }
 
 /// A session rebuilt from the dump `data` in a fresh worker, checked with
@@ -63,21 +68,23 @@ pub fn restore<'env>(
     keys: Vec<Buffer>,
     context: Buffer,
     data: Buffer,
-    dispatch: Function<'_, (String, Json), Unknown<'static>>,
+    dispatch: Function<'_, (String, String), Unknown<'static>>,
 ) -> napi::Result<Object<'env>> {
     let options = session_options(&language, &options).map_err(napi::Error::from_reason)?;
     let (keys, context, data) = (owned(&keys), context.to_vec(), data.to_vec());
-    resolve_session(env, dispatch, move || {
+    let max_host_wait = options.max_host_wait;
+    resolve_session(env, dispatch, max_host_wait, move || {
         let seal = DumpSeal::new(&keys, context)?;
         Session::restore(options, &seal, &data)
     })
 }
 
 /// A promise of the session `start` makes on a thread of its own, whose
-/// host functions `dispatch` answers.
+/// host functions `dispatch` answers within `max_host_wait`.
 pub(crate) fn resolve_session<'env>(
     env: &'env Env,
-    dispatch: Function<'_, (String, Json), Unknown<'static>>,
+    dispatch: Function<'_, (String, String), Unknown<'static>>,
+    max_host_wait: Duration,
     start: impl FnOnce() -> Result<Session, Error> + Send + 'static,
 ) -> napi::Result<Object<'env>> {
     let dispatcher = dispatcher(dispatch)?;
@@ -99,7 +106,8 @@ pub(crate) fn resolve_session<'env>(
                 registered: Arc::new(Mutex::new(HashMap::new())),
                 closing,
                 info,
-                driver,
+                driver: Mutex::new(Some(driver)),
+                max_host_wait,
             })
         });
         // This thread drives the session from now on.
@@ -134,10 +142,10 @@ impl NativeSession {
     pub fn run(
         &self,
         code: String,
-        inputs: Option<Json>,
+        inputs: Option<String>,
         functions: Vec<String>,
         async_functions: Vec<String>,
-    ) -> napi::Result<Option<Json>> {
+    ) -> napi::Result<Option<String>> {
         let inputs = inputs_of(inputs);
         let binder = self.binder();
         self.on_thread(move |session, dispatcher| {
@@ -155,11 +163,11 @@ impl NativeSession {
     pub fn start(
         &self,
         code: String,
-        inputs: Option<Json>,
+        inputs: Option<String>,
         declared: Vec<String>,
         functions: Vec<String>,
         async_functions: Vec<String>,
-    ) -> napi::Result<Option<Json>> {
+    ) -> napi::Result<Option<String>> {
         let inputs = inputs_of(inputs);
         let binder = self.binder();
         self.on_thread(move |session, dispatcher| {
@@ -176,8 +184,10 @@ impl NativeSession {
     /// Answers a stepped run's cursor (`stepping.rs::answer_from`);
     /// resolves to where the run stopped next.
     #[napi]
-    pub fn answer(&self, answer: Json) -> napi::Result<Option<Json>> {
-        let answered = stepping::answer_from(&answer).map_err(Error::Conversion);
+    pub fn answer(&self, answer: String) -> napi::Result<Option<String>> {
+        let answered = values::parse(&answer)
+            .and_then(|answer| stepping::answer_from(&answer))
+            .map_err(Error::Conversion);
         self.on_thread(move |session, _| {
             let (cursor, answer) = answered?;
             let stepped = Stepped::from(session.answer_cursor(cursor, answer)?);
@@ -187,7 +197,7 @@ impl NativeSession {
 
     /// Where a suspended stepped run waits; null when none is.
     #[napi]
-    pub fn pending(&self) -> napi::Result<Option<Json>> {
+    pub fn pending(&self) -> napi::Result<Option<String>> {
         self.on_thread(|session, _| {
             let pending = session.pending().map(Stepped::from);
             Ok(pending.map_or(Json::Null, |stepped| stepping::progress_json(&stepped)))
@@ -196,7 +206,7 @@ impl NativeSession {
 
     /// The session (idle, or suspended at its cursor) as sealed bytes.
     #[napi]
-    pub fn dump(&self, keys: Vec<Buffer>, context: Buffer) -> napi::Result<Option<Json>> {
+    pub fn dump(&self, keys: Vec<Buffer>, context: Buffer) -> napi::Result<Option<String>> {
         let (keys, context) = (owned(&keys), context.to_vec());
         self.on_thread(move |session, _| {
             let seal = DumpSeal::new(&keys, context)?;
@@ -212,7 +222,7 @@ impl NativeSession {
         keys: Vec<Buffer>,
         context: Buffer,
         data: Buffer,
-    ) -> napi::Result<Option<Json>> {
+    ) -> napi::Result<Option<String>> {
         let (keys, context, data) = (owned(&keys), context.to_vec(), data.to_vec());
         self.on_thread(move |session, _| {
             let seal = DumpSeal::new(&keys, context)?;
@@ -227,11 +237,24 @@ impl NativeSession {
     #[napi]
     pub fn close(&self) {
         self.closing.store(true, Ordering::Relaxed);
+        // The session's thread ends once its last job is done.
+        let driver = lock(&self.driver).take();
         let mut guard = match self.slot.try_lock() {
             Ok(guard) => guard,
             Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
-            // The call under way sees `closing` and drops the session.
-            Err(TryLockError::WouldBlock) => return,
+            Err(TryLockError::WouldBlock) => {
+                // The call under way sees `closing` and drops the session;
+                // if it has looked already, this job, queued after it, does.
+                if let Some(driver) = &driver {
+                    let slot = Arc::clone(&self.slot);
+                    driver.send(Box::new(move || {
+                        if let Ok(session) = &mut *lock(&slot) {
+                            session.take();
+                        }
+                    }));
+                }
+                return;
+            }
         };
         if let Ok(session) = &mut *guard {
             session.take();
@@ -242,6 +265,7 @@ impl NativeSession {
         Binder {
             registered: Arc::clone(&self.registered),
             closing: Arc::clone(&self.closing),
+            max_host_wait: self.max_host_wait,
         }
     }
 
@@ -251,28 +275,37 @@ impl NativeSession {
     fn on_thread(
         &self,
         work: impl FnOnce(&mut Session, &Arc<Dispatcher>) -> Result<Json, Error> + Send + 'static,
-    ) -> napi::Result<Option<Json>> {
+    ) -> napi::Result<Option<String>> {
         let slot = Arc::clone(&self.slot);
         let dispatcher = Arc::clone(&self.dispatcher);
         let closing = Arc::clone(&self.closing);
         let reply = Arc::new(Reply::default());
         let replied = Arc::clone(&reply);
-        let queued = self.driver.send(Box::new(move || {
-            let (outcome, printed) = call(&slot, &dispatcher, &closing, work);
+        let job = Box::new(move || {
+            let outcome = catch_unwind(AssertUnwindSafe(|| {
+                call(&slot, &dispatcher, &closing, work)
+            }))
+            .unwrap_or_else(|_| Err(closed("the session's thread failed; the sandbox is lost")));
             let envelope = match outcome {
                 Ok(value) => json!({ "ok": true, "value": value }),
                 Err(error) => json!({ "ok": false, "error": error }),
             };
-            // Output still queued for Node must land first: the answer
-            // then follows it through the same queue.
-            if let Some(envelope) = replied.give(envelope, !printed) {
-                dispatch::settle(&dispatcher, envelope);
+            // Straight to Node's thread only once it has taken everything
+            // queued before (output, host calls); else after them, through
+            // the same queue.
+            if let Some(envelope) = replied.give(envelope.to_string(), dispatcher.drained()) {
+                dispatch::settle_text(&dispatcher, envelope);
             }
-        }));
+        });
+        let queued = lock(&self.driver)
+            .as_ref()
+            .is_some_and(|driver| driver.send(job));
         if queued {
             Ok(reply.wait_briefly())
         } else {
-            Err(napi::Error::from_reason("the session's thread is gone"))
+            Ok(Some(
+                json!({ "ok": false, "error": closed("the sandbox is closed") }).to_string(),
+            ))
         }
     }
 }
@@ -283,18 +316,6 @@ fn call(
     slot: &Slot,
     dispatcher: &Arc<Dispatcher>,
     closing: &AtomicBool,
-    work: impl FnOnce(&mut Session, &Arc<Dispatcher>) -> Result<Json, Error>,
-) -> (Result<Json, Json>, bool) {
-    let printed = Arc::new(AtomicBool::new(false));
-    let outcome = call_printing(slot, dispatcher, closing, &printed, work);
-    (outcome, printed.load(Ordering::Relaxed))
-}
-
-fn call_printing(
-    slot: &Slot,
-    dispatcher: &Arc<Dispatcher>,
-    closing: &AtomicBool,
-    printed: &Arc<AtomicBool>,
     work: impl FnOnce(&mut Session, &Arc<Dispatcher>) -> Result<Json, Error>,
 ) -> Result<Json, Json> {
     let mut guard = lock(slot);
@@ -309,13 +330,11 @@ fn call_printing(
         Err(err) => return Err(errors::to_json(err)),
     };
     let printer = Arc::clone(dispatcher);
-    let noted = Arc::clone(printed);
     session.on_print(move |stream, text| {
         let name = match stream {
             PrintStream::Stderr => "stderr",
             _ => "stdout",
         };
-        noted.store(true, Ordering::Relaxed);
         dispatch::print(&printer, name, text);
     });
     let outcome = work(session, dispatcher);
@@ -359,12 +378,14 @@ fn closed(message: &str) -> Json {
     json!({ "kind": "Closed", "message": message, "sessionLost": true })
 }
 
-/// A run's inputs, or the ConversionError naming what cannot cross.
-fn inputs_of(inputs: Option<Json>) -> Result<Vec<(String, Value)>, Error> {
-    match inputs {
-        Some(inputs) => named_inputs(&inputs).map_err(Error::Conversion),
-        None => Ok(Vec::new()),
-    }
+/// A run's inputs (JSON text), or the ConversionError naming what cannot
+/// cross.
+fn inputs_of(inputs: Option<String>) -> Result<Vec<(String, Value)>, Error> {
+    let Some(text) = inputs else {
+        return Ok(Vec::new());
+    };
+    let inputs = values::parse(&text).map_err(|err| Error::Conversion(format!("inputs: {err}")))?;
+    named_inputs(&inputs).map_err(Error::Conversion)
 }
 
 fn owned(keys: &[Buffer]) -> Vec<Vec<u8>> {
@@ -376,6 +397,7 @@ struct Binder {
     /// Host functions registered with the session: whether each is async.
     registered: Arc<Mutex<HashMap<String, bool>>>,
     closing: Arc<AtomicBool>,
+    max_host_wait: Duration,
 }
 
 impl Binder {
@@ -398,7 +420,8 @@ impl Binder {
             if is_async {
                 match functions::runtime() {
                     Ok(runtime) => {
-                        let function = async_host_function(dispatcher, name.clone());
+                        let closing = Arc::clone(&self.closing);
+                        let function = async_host_function(dispatcher, name.clone(), closing);
                         session.register_async_function(&name, runtime, function);
                     }
                     // The guest's calls raise why, rather than a NameError.
@@ -408,15 +431,18 @@ impl Binder {
                 }
             } else {
                 let closing = Arc::clone(&self.closing);
-                session.register_function(&name, host_function(dispatcher, name.clone(), closing));
+                let function = host_function(dispatcher, name.clone(), closing, self.max_host_wait);
+                session.register_function(&name, function);
             }
             known.insert(name, is_async);
         }
     }
 }
 
-fn lock(slot: &Slot) -> MutexGuard<'_, Result<Option<Session>, Error>> {
-    slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 pub(crate) fn spawn(work: impl FnOnce() + Send + 'static) -> napi::Result<()> {

@@ -86,6 +86,18 @@ fn time_text(t: &Time) -> String {
     )
 }
 
+/// JSON text from `index.js`, read without serde_json's nesting limit of
+/// 128: `values.js` holds values to the wire's 64 containers, up to three
+/// levels of JSON each, before it writes them.
+pub fn parse(text: &str) -> Result<Json, String> {
+    use serde::Deserialize;
+    let mut reader = serde_json::Deserializer::from_str(text);
+    reader.disable_recursion_limit();
+    let value = Json::deserialize(&mut reader).map_err(|err| err.to_string())?;
+    reader.end().map_err(|err| err.to_string())?;
+    Ok(value)
+}
+
 /// A value from JavaScript (tagged by `index.js`), or what is wrong with
 /// it, named by its path.
 pub fn from_json(json: &Json, path: &str, depth: usize) -> Result<Value, String> {

@@ -13,6 +13,7 @@ const ENGINES = [
   ["javascript", {}],
 ];
 const label = (language, options) => `${language} ${options.engine ?? ""}`;
+const code = (language, python, javascript) => (language === "python" ? python : javascript);
 const INDEX = JSON.stringify(new URL("../index.js", import.meta.url).pathname);
 
 /** Three calls of `gate` that each wait until all three have started. */
@@ -117,13 +118,16 @@ test("close() ends a running run at once, even one waiting on a host function", 
     await assert.rejects(spinning, stockade.SandboxClosed, label(language, options));
     await assert.rejects(busy.run("1"), stockade.SandboxClosed);
 
-    // A guest waiting on a host function whose promise never settles.
-    const waiting = new Sandbox(language, options);
-    waiting.bindFunction("never", () => new Promise(() => {}));
-    const stuck = waiting.run("never()");
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    waiting.close();
-    await assert.rejects(stuck, stockade.SandboxClosed, label(language, options));
+    // A guest waiting on a host function whose promise never settles,
+    // plain or async (without close() it would wait maxHostWait, 600 s).
+    for (const async of [false, true]) {
+      const waiting = new Sandbox(language, options);
+      waiting.bindFunction("never", () => new Promise(() => {}), { async });
+      const stuck = waiting.run(async ? code(language, "await never()", "await never()") : "never()");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      waiting.close();
+      await assert.rejects(stuck, stockade.SandboxClosed, `${label(language, options)} async: ${async}`);
+    }
   }
 });
 
@@ -181,5 +185,53 @@ test("the sandbox report says which layers are in force", async () => {
     assert.ok(report.applied.includes("seccomp"), JSON.stringify(report));
   } finally {
     sandbox.close();
+  }
+});
+
+test("a closed or forgotten sandbox leaves no thread behind", () => {
+  // In a child with the garbage collector exposed: 8 sandboxes closed,
+  // 8 forgotten unclosed, then the session threads counted.
+  const script = `
+    const fs = require("node:fs");
+    const { Sandbox } = require(${INDEX});
+    const threads = () => fs.readdirSync("/proc/self/task")
+      .filter((task) => fs.readFileSync("/proc/self/task/" + task + "/comm", "utf8").trim() === "stockade-node").length;
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
+    (async () => {
+      for (let i = 0; i < 8; i++) {
+        const closed = new Sandbox("python", { engine: "monty" });
+        await closed.run("1");
+        closed.close();
+        await new Sandbox("javascript").run("1");
+      }
+      for (let i = 0; i < 10 && threads() > 0; i++) {
+        global.gc();
+        await settle();
+      }
+      console.log(threads());
+    })();
+  `;
+  const child = spawnSync(process.execPath, ["--expose-gc", "-e", script], { timeout: 60000, encoding: "utf8" });
+  assert.equal(child.status, 0, child.stderr);
+  assert.equal(child.stdout, "0\n");
+});
+
+test("a run resolves only after the host calls its guest made have run", async () => {
+  for (const [language, options] of ENGINES) {
+    const sandbox = new Sandbox(language, options);
+    try {
+      let ran = 0;
+      sandbox.bindFunction("notify", () => {
+        ran += 1;
+      }, { async: true });
+      // The guest does not await its call: the run still ends after it ran.
+      const fireAndForget = code(language, "notify()\n1", "notify(); 1");
+      for (let i = 1; i <= 50; i++) {
+        await sandbox.run(fireAndForget);
+        assert.equal(ran, i, label(language, options));
+      }
+    } finally {
+      sandbox.close();
+    }
   }
 });

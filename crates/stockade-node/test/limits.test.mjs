@@ -115,7 +115,8 @@ test("maxInflightHostCalls ends a feed with too many async calls at once", async
 test("maxHostWait gives the guest a TimeoutError for a host function that does not answer", async () => {
   for (const [language, options] of ENGINES) {
     await using(language, { ...options, maxHostWait: 0.3 }, async (sandbox) => {
-      sandbox.bindFunction("slow", () => new Promise((resolve) => setTimeout(() => resolve(1), 2000)));
+      // A promise that never settles: the guest is not held past maxHostWait.
+      sandbox.bindFunction("slow", () => new Promise(() => {}));
       const guarded = code(language, "try:\n    slow()\nexcept TimeoutError:\n    r = 'timed out'\nr",
         "let r; try { slow() } catch (e) { r = e.name === 'TimeoutError' || /max_host_wait/.test(e.message) ? 'timed out' : String(e) } r");
       assert.equal(await sandbox.run(guarded), "timed out", label(language, options));
@@ -139,6 +140,12 @@ test("execute() cuts each stream at maxStreamBytes", async () => {
     assert.equal(result.status, "ok");
     assert.equal(result.stdout.length, 100);
     assert.equal(result.truncated, true);
+    // Bytes of UTF-8, cut between characters.
+    const wide = await sandbox.execute("print('é' * 100)", { maxStreamBytes: 101 });
+    assert.equal(wide.stdout, "é".repeat(50));
+    assert.equal(wide.truncated, true);
+    const fits = await sandbox.execute("print('é')", { maxStreamBytes: 3 });
+    assert.deepEqual([fits.stdout, fits.truncated], ["é\n", false]);
   });
 });
 

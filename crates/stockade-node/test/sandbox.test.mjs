@@ -123,6 +123,9 @@ test("host functions run on Node's thread, sync or async, in both languages", as
       assert.ok(ticks > 0, "the event loop ran while the guest waited");
       // A per-run function is gone after its run.
       await assert.rejects(sandbox.run("lookup('a')"), stockade.GuestError);
+      // A run's own function stands in for a bound one of that name, for the run.
+      assert.equal(await sandbox.run("add(1, 1)", { functions: { add: (a, b) => a * b * 10 } }), 10);
+      assert.equal(await sandbox.run("add(1, 1)"), 2);
     } finally {
       sandbox.close();
     }

@@ -56,8 +56,9 @@ test("a cursor answers once, errors cross, and runs wait while suspended", async
   for (const [language, options] of ENGINES) {
     const sandbox = new Sandbox(language, options);
     try {
-      const call = await sandbox.start(code(language, "x = fetch(20)\nx + 1", "const x = fetch(20); x + 1"),
-        { functions: ["fetch"] });
+      let printed = "";
+      const call = await sandbox.start(code(language, "x = fetch(20)\nprint('after')\nx + 1", "const x = fetch(20); console.log('after'); x + 1"),
+        { functions: ["fetch"], print: (_, text) => (printed += text) });
       assert.ok(call instanceof FunctionCall);
       assert.deepEqual([call.name, call.args], ["fetch", [20]]);
       await assert.rejects(sandbox.run("1"), (err) => err instanceof stockade.CursorError && err.message.includes(`cursor ${call.cursor}`));
@@ -66,6 +67,8 @@ test("a cursor answers once, errors cross, and runs wait while suspended", async
       assert.ok(again instanceof FunctionCall && again.cursor === call.cursor);
       const done = await call.resume(41);
       assert.ok(done instanceof Complete && done.value === 42, label(language, options));
+      // The stepped run's output went to its print, the refused run notwithstanding.
+      assert.equal(printed, "after\n");
       await assert.rejects(call.resume(0), (err) => err instanceof stockade.CursorError && err.message.includes("already answered"));
 
       const failing = await sandbox.start(code(language,

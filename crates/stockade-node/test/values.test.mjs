@@ -98,3 +98,27 @@ test("guest values with no JavaScript twin arrive as Tuple, Repr and cycle marke
     sandbox.close();
   }
 });
+
+test("large and deeply nested values cross both ways, as results, inputs and host-call arguments", async () => {
+  for (const [language, options] of ENGINES) {
+    const sandbox = new Sandbox(language, options);
+    try {
+      let seen;
+      sandbox.bindFunction("take", (value) => {
+        seen = value;
+        return value.length ?? 0;
+      });
+      const many = await sandbox.run(language === "python" ? "list(range(600000))" : "Array.from({ length: 600000 }, (_, i) => i)");
+      assert.equal(many.length, 600000, label(language, options));
+      assert.equal(many[599999], 599999);
+      assert.equal(await sandbox.run("take(big)", { inputs: { big: many } }), 600000);
+      assert.equal(seen.length, 600000);
+      let deep = { leaf: true };
+      for (let i = 0; i < 60; i++) deep = { inner: deep };
+      const back = await sandbox.run("deep", { inputs: { deep } });
+      assert.deepEqual(back, deep, label(language, options));
+    } finally {
+      sandbox.close();
+    }
+  }
+});
