@@ -149,8 +149,7 @@ impl NativeSession {
         let inputs = inputs_of(inputs);
         let binder = self.binder();
         self.on_thread(move |session, dispatcher| {
-            let inputs = inputs?;
-            binder.register(session, dispatcher, functions, &async_functions);
+            let inputs = binder.ready(session, dispatcher, inputs, functions, &async_functions)?;
             let value = session.run_with_inputs(&code, inputs)?;
             Ok(values::to_json(&value))
         })
@@ -171,8 +170,7 @@ impl NativeSession {
         let inputs = inputs_of(inputs);
         let binder = self.binder();
         self.on_thread(move |session, dispatcher| {
-            let inputs = inputs?;
-            binder.register(session, dispatcher, functions, &async_functions);
+            let inputs = binder.ready(session, dispatcher, inputs, functions, &async_functions)?;
             for name in &declared {
                 session.declare_function(name);
             }
@@ -401,6 +399,20 @@ struct Binder {
 }
 
 impl Binder {
+    /// The host functions registered, and the feed's inputs, for a feed.
+    fn ready(
+        &self,
+        session: &mut Session,
+        dispatcher: &Arc<Dispatcher>,
+        inputs: Result<Vec<(String, Value)>, Error>,
+        functions: Vec<String>,
+        async_functions: &[String],
+    ) -> Result<Vec<(String, Value)>, Error> {
+        let inputs = inputs?;
+        self.register(session, dispatcher, functions, async_functions);
+        Ok(inputs)
+    }
+
     /// Registers the host functions not registered yet, or registered as
     /// the other kind (sync or async).
     fn register(

@@ -5,15 +5,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import * as stockade from "../index.mjs";
+import { ENGINES, label, code } from "./engines.mjs";
 
 const { Sandbox } = stockade;
-const ENGINES = [
-  ["python", { engine: "cpython" }],
-  ["python", { engine: "monty" }],
-  ["javascript", {}],
-];
-const label = (language, options) => `${language} ${options.engine ?? ""}`;
-const code = (language, python, javascript) => (language === "python" ? python : javascript);
 const INDEX = JSON.stringify(new URL("../index.js", import.meta.url).pathname);
 
 /** Three calls of `gate` that each wait until all three have started. */

@@ -4,12 +4,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as stockade from "../index.mjs";
+import { PYTHON, ENGINES, label, code } from "./engines.mjs";
 
 const { Sandbox } = stockade;
-const PYTHON = [["python", { engine: "cpython" }], ["python", { engine: "monty" }]];
-const ENGINES = [...PYTHON, ["javascript", {}]];
-const label = (language, options) => `${language} ${options.engine ?? ""}`;
-const code = (language, python, javascript) => (language === "python" ? python : javascript);
 const SPIN = { python: "while True:\n    pass", javascript: "while (true) {}" };
 
 /** Runs `body(sandbox)` on a sandbox made with `options`, closed after. */

@@ -5,16 +5,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import * as stockade from "../index.mjs";
+import { ENGINES } from "./engines.mjs";
 
 const { Sandbox, run } = stockade;
-const LANGUAGES = [
-  ["python", { engine: "cpython" }],
-  ["python", { engine: "monty" }],
-  ["javascript", {}],
-];
 
 test("globals persist across runs in every engine", async () => {
-  for (const [language, options] of LANGUAGES) {
+  for (const [language, options] of ENGINES) {
     const sandbox = new Sandbox(language, options);
     try {
       await sandbox.run(language === "python" ? "x = 40" : "var x = 40");

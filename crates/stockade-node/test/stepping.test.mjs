@@ -5,15 +5,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import * as stockade from "../index.mjs";
+import { ENGINES, label, code } from "./engines.mjs";
 
 const { Sandbox, FunctionCall, NameLookup, PendingFutures, Complete } = stockade;
-const ENGINES = [
-  ["python", { engine: "cpython" }],
-  ["python", { engine: "monty" }],
-  ["javascript", {}],
-];
-const label = (language, options) => `${language} ${options.engine ?? ""}`;
-const code = (language, python, javascript) => (language === "python" ? python : javascript);
 
 /** Answers cursors until the run completes: `fetch(n)` is 2n, `limit` is 10. */
 async function answer(progress, log) {

@@ -4,14 +4,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as stockade from "../index.mjs";
+import { ENGINES, label } from "./engines.mjs";
 
 const { Sandbox, Float, Tuple, Repr } = stockade;
-const ENGINES = [
-  ["python", { engine: "cpython" }],
-  ["python", { engine: "monty" }],
-  ["javascript", {}],
-];
-const label = (language, options) => `${language} ${options.engine ?? ""}`;
 
 test("values cross both ways as JavaScript's own types in every engine", async () => {
   const when = new Date("2026-12-01T05:48:19.250Z");
