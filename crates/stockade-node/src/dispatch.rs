@@ -24,7 +24,7 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use serde_json::{Value as Json, json};
 use stockade::HostError;
 
-use crate::driver::spins;
+use crate::driver::{spin_turn, spins};
 
 /// How long Node's thread waits in the callback for the next message.
 const NEXT_MESSAGE_SPIN: Duration = Duration::from_micros(60);
@@ -121,8 +121,9 @@ fn wait_for_next(counts: &Counts, seen: u64) {
         return;
     }
     let spin_until = now + NEXT_MESSAGE_SPIN;
+    let mut turn = 0;
     while counts.sent.load(Ordering::Acquire) == seen && Instant::now() < spin_until {
-        std::hint::spin_loop();
+        spin_turn(&mut turn);
     }
     let last = Instant::now();
     BURST.with(|burst| burst.set(Burst::Taking { began, last }));

@@ -59,10 +59,11 @@ fn next(receiver: &Receiver<Job>) -> Option<Job> {
         } else {
             Duration::ZERO
         };
+    let mut turn = 0;
     loop {
         match receiver.try_recv() {
             Ok(job) => return Some(job),
-            Err(TryRecvError::Empty) if Instant::now() < spin_until => std::hint::spin_loop(),
+            Err(TryRecvError::Empty) if Instant::now() < spin_until => spin_turn(&mut turn),
             Err(TryRecvError::Empty) => return receiver.recv().ok(),
             Err(TryRecvError::Disconnected) => return None,
         }
@@ -99,8 +100,9 @@ impl Reply {
     /// otherwise None, and it comes through the dispatcher.
     pub fn wait_briefly(&self) -> Option<String> {
         let spin_until = Instant::now() + if spins() { ANSWER_SPIN } else { Duration::ZERO };
+        let mut turn = 0;
         while !self.settled.load(Ordering::Acquire) && Instant::now() < spin_until {
-            std::hint::spin_loop();
+            spin_turn(&mut turn);
         }
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         match std::mem::replace(&mut *state, ReplyState::Queued) {
@@ -126,5 +128,17 @@ impl Reply {
         };
         self.settled.store(true, Ordering::Release);
         given
+    }
+}
+
+/// One turn of a wait by spinning: mostly a pause, and now and then a
+/// yield of the core, so that a thread woken on it (the worker this wait
+/// is for, say) runs at once rather than at the next timer tick.
+pub fn spin_turn(turn: &mut u32) {
+    *turn = turn.wrapping_add(1);
+    if (*turn).is_multiple_of(8) {
+        std::thread::yield_now();
+    } else {
+        std::hint::spin_loop();
     }
 }

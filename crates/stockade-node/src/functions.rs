@@ -18,6 +18,7 @@ use tokio::runtime::{Builder, Handle, Runtime};
 use tokio::sync::oneshot;
 
 use crate::dispatch::{Dispatcher, ask};
+use crate::driver::spin_turn;
 use crate::values;
 
 /// How long a host call's answer is waited for spinning before sleeping.
@@ -60,10 +61,11 @@ pub fn host_function(
         // A function that answers at once (most do) is waited for spinning,
         // so that this thread need not be woken.
         let spin_until = Instant::now() + ANSWER_SPIN;
+        let mut turn = 0;
         loop {
             match answered.try_recv() {
                 Ok(reply) => return answer_of(&name, &reply),
-                Err(TryRecvError::Empty) if Instant::now() < spin_until => std::hint::spin_loop(),
+                Err(TryRecvError::Empty) if Instant::now() < spin_until => spin_turn(&mut turn),
                 Err(_) => break,
             }
         }
