@@ -173,7 +173,11 @@ fn every_test_named_in_node_md_exists() {
         .filter(|span| span.split_whitespace().count() >= 3)
         .map(|span| span.split_whitespace().collect::<Vec<_>>().join(" "))
         .collect();
-    assert!(titles.len() >= 30, "found only {} test titles", titles.len());
+    assert!(
+        titles.len() >= 30,
+        "found only {} test titles",
+        titles.len()
+    );
     for title in titles {
         assert!(
             sources.contains(&format!("test({title}")),
