@@ -1,5 +1,8 @@
 // Types of the stockade package (index.js); checked by `npm run typecheck`.
 
+/** The stockade version (the workspace's), as `stockade --version` gives it. */
+export declare const version: string;
+
 /** A guest value with no JavaScript equivalent: its repr. */
 export declare class Repr extends String {}
 /** A guest container that held itself, as a marker. */

@@ -627,7 +627,10 @@ async function run(language, code, options = {}) {
 }
 
 const { FunctionCall, NameLookup, PendingFutures, Complete } = progressJs;
+/** The stockade version: the workspace's, as `stockade --version` and the Python package give it. */
+const version = native.version();
+
 module.exports = {
-  Sandbox, Pool, run, Repr, Cycle, Tuple, Float, FunctionCall, NameLookup, PendingFutures, Complete, ...errors,
+  version, Sandbox, Pool, run, Repr, Cycle, Tuple, Float, FunctionCall, NameLookup, PendingFutures, Complete, ...errors,
 };
 delete module.exports.fromNative;

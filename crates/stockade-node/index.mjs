@@ -2,7 +2,7 @@
 import stockade from "./index.js";
 
 export const {
-  Sandbox, Pool, run, Repr, Cycle, Tuple, StockadeError, GuestError, GuestSyntaxError, TimeLimitError,
+  version, Sandbox, Pool, run, Repr, Cycle, Tuple, StockadeError, GuestError, GuestSyntaxError, TimeLimitError,
   MemoryLimitError, WorkerCrashed, Disconnected, ServerShutdown, ConversionError, ConfigurationError,
   ResultTooLarge, ProtocolError, Unauthorized, OverCapacity, SandboxClosed, CursorError, DumpRejected,
   DumpVersionMismatch, ReplayDiverged, Interrupted, Float, FunctionCall, NameLookup, PendingFutures, Complete,

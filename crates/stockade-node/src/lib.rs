@@ -23,3 +23,10 @@ mod pool;
 mod session;
 mod stepping;
 mod values;
+
+/// The workspace's version, which the package's own (package.json) must
+/// match.
+#[napi_derive::napi]
+pub fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}

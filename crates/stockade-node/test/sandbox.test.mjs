@@ -98,6 +98,17 @@ test("require() gives the same package", () => {
   assert.equal(typeof cjs.run, "function");
 });
 
+test("the package's version is the workspace's, as the CLI gives it", async () => {
+  const { readFileSync } = await import("node:fs");
+  const { spawnSync } = await import("node:child_process");
+  const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+  assert.equal(stockade.version, manifest.version);
+  const cli = new URL("../../../target/release/stockade", import.meta.url).pathname;
+  const shown = spawnSync(cli, ["--version"], { encoding: "utf8" });
+  assert.equal(shown.status, 0, shown.stderr);
+  assert.equal(shown.stdout.trim(), `stockade ${stockade.version}`);
+});
+
 test("host functions run on Node's thread, sync or async, in both languages", async () => {
   for (const [language, options, code] of [
     ["python", { engine: "cpython" }, "total = add(40, 2)\nlookup('a') + total"],
