@@ -18,6 +18,33 @@
 //! process, either the worker binary (`stockade-worker`, found as
 //! [`locate_worker`] describes) or, for the CPython engine, a Python
 //! interpreter loading stockade's engine module ([`locate_engine_module`]).
+//!
+//! # Shipping the worker with your program
+//!
+//! A program built on this library needs, at run time, the files its
+//! sessions start workers from; the library does not build or embed them.
+//! Build them once with the program, from the same release of stockade:
+//!
+//! ```text
+//! cargo build --release -p stockade-worker                  # monty and QuickJS
+//! cargo build --release --manifest-path crates/stockade-cpython/Cargo.toml
+//!                                                           # the CPython engine module
+//! ```
+//!
+//! and install `stockade-worker` (and `libstockade_cpython.so`, for Python
+//! on CPython) **beside your program's executable**: that is where a
+//! session looks first after an explicit path and the environment, so a
+//! program and its workers installed together in one directory (a
+//! tarball, a package, a container image's `/usr/local/bin`) need no
+//! configuration. Otherwise name them: [`SessionOptions::worker`] (or
+//! `STOCKADE_WORKER`) for the worker, `STOCKADE_CPYTHON_MODULE` (or the
+//! CPython options) for the engine module; as a last resort the worker is
+//! looked for on `PATH`. The worker and the library speak a versioned
+//! protocol: a worker refuses a library whose version is outside its
+//! range, naming the range (docs/protocol.md, "Versions"), and `stockade
+//! doctor` prints the range and starts a worker to check it. The CPython
+//! engine also needs a CPython 3.11 or later on the machine (its path:
+//! the `python` option, else `python3` on `PATH`).
 
 // Nothing a guest, a worker or a peer controls may reach a panic.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
