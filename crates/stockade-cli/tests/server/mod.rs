@@ -156,6 +156,18 @@ impl Server {
             .count()
     }
 
+    /// Waits until the server keeps `count` templates; false on timeout.
+    pub fn wait_for_templates(&self, count: usize) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if self.templates() == count {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+
     /// Waits until the server runs `count` workers; false on timeout.
     pub fn wait_for_workers(&self, count: usize) -> bool {
         let deadline = Instant::now() + Duration::from_secs(10);
