@@ -24,7 +24,7 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use serde_json::{Value as Json, json};
 use stockade::HostError;
 
-use crate::driver::{spin_turn, spins};
+use crate::driver::spin_until;
 
 /// How long Node's thread waits in the callback for the next message.
 const NEXT_MESSAGE_SPIN: Duration = Duration::from_micros(60);
@@ -113,18 +113,13 @@ fn wait_for_next(counts: &Counts, seen: u64) {
         Burst::Taking { began, last } if now.duration_since(last) < BURST_GAP => began,
         _ => now,
     };
-    if !spins() {
-        return;
-    }
     if now.duration_since(began) >= BURST_BUDGET {
         BURST.with(|burst| burst.set(Burst::Resting { since: now }));
         return;
     }
-    let spin_until = now + NEXT_MESSAGE_SPIN;
-    let mut turn = 0;
-    while counts.sent.load(Ordering::Acquire) == seen && Instant::now() < spin_until {
-        spin_turn(&mut turn);
-    }
+    spin_until(NEXT_MESSAGE_SPIN, || {
+        counts.sent.load(Ordering::Acquire) != seen
+    });
     let last = Instant::now();
     BURST.with(|burst| burst.set(Burst::Taking { began, last }));
 }

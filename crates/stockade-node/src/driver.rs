@@ -47,34 +47,35 @@ pub fn serve(receiver: &Receiver<Job>) {
 
 /// Whether waiting by spinning can pay: not on one core, where the spinner
 /// holds the core the thread it waits for needs.
-pub fn spins() -> bool {
+fn spins() -> bool {
     static SPINS: OnceLock<bool> = OnceLock::new();
     *SPINS.get_or_init(|| std::thread::available_parallelism().is_ok_and(|cores| cores.get() > 1))
 }
 
 fn next(receiver: &Receiver<Job>) -> Option<Job> {
-    let spin_until = Instant::now()
-        + if spins() {
-            NEXT_JOB_SPIN
-        } else {
-            Duration::ZERO
-        };
-    let mut turn = 0;
-    loop {
-        match receiver.try_recv() {
-            Ok(job) => return Some(job),
-            Err(TryRecvError::Empty) if Instant::now() < spin_until => spin_turn(&mut turn),
-            Err(TryRecvError::Empty) => return receiver.recv().ok(),
-            Err(TryRecvError::Disconnected) => return None,
+    let (mut job, mut gone) = (None, false);
+    spin_until(NEXT_JOB_SPIN, || match receiver.try_recv() {
+        Ok(next) => {
+            job = Some(next);
+            true
         }
+        Err(TryRecvError::Empty) => false,
+        Err(TryRecvError::Disconnected) => {
+            gone = true;
+            true
+        }
+    });
+    if job.is_some() || gone {
+        return job;
     }
+    receiver.recv().ok()
 }
 
 /// How long Node's thread waits, spinning, for a call's answer before it
 /// returns to its event loop and lets the answer come through the
 /// dispatcher: long enough for a short run, short enough to be no more
 /// than a small JavaScript callback's time.
-const ANSWER_SPIN: Duration = Duration::from_micros(60);
+pub const ANSWER_SPIN: Duration = Duration::from_micros(60);
 
 /// One call's answer: handed straight back to Node's thread while it still
 /// waits for it (no thread to wake), else through the dispatcher.
@@ -99,11 +100,7 @@ impl Reply {
     /// On Node's thread: the answer, if it comes within `ANSWER_SPIN`;
     /// otherwise None, and it comes through the dispatcher.
     pub fn wait_briefly(&self) -> Option<String> {
-        let spin_until = Instant::now() + if spins() { ANSWER_SPIN } else { Duration::ZERO };
-        let mut turn = 0;
-        while !self.settled.load(Ordering::Acquire) && Instant::now() < spin_until {
-            spin_turn(&mut turn);
-        }
+        spin_until(ANSWER_SPIN, || self.settled.load(Ordering::Acquire));
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         match std::mem::replace(&mut *state, ReplyState::Queued) {
             ReplyState::Ready(answer) => Some(answer),
@@ -131,14 +128,30 @@ impl Reply {
     }
 }
 
-/// One turn of a wait by spinning: mostly a pause, and now and then a
-/// yield of the core, so that a thread woken on it (the worker this wait
-/// is for, say) runs at once rather than at the next timer tick.
-pub fn spin_turn(turn: &mut u32) {
-    *turn = turn.wrapping_add(1);
-    if (*turn).is_multiple_of(8) {
-        std::thread::yield_now();
-    } else {
-        std::hint::spin_loop();
+/// Waits up to `window` for `done()`, spinning: mostly a pause, and every
+/// eighth turn a yield of the core, so that a thread woken on it (the
+/// worker this wait is for, say) runs at once rather than at the next
+/// timer tick. Returns whether `done()` came true; on one core it does not
+/// wait (`spins`).
+pub fn spin_until(window: Duration, mut done: impl FnMut() -> bool) -> bool {
+    if done() {
+        return true;
     }
+    if !spins() {
+        return false;
+    }
+    let until = Instant::now() + window;
+    let mut turn: u32 = 0;
+    while Instant::now() < until {
+        turn = turn.wrapping_add(1);
+        if turn.is_multiple_of(8) {
+            std::thread::yield_now();
+        } else {
+            std::hint::spin_loop();
+        }
+        if done() {
+            return true;
+        }
+    }
+    false
 }

@@ -18,11 +18,9 @@ use tokio::runtime::{Builder, Handle, Runtime};
 use tokio::sync::oneshot;
 
 use crate::dispatch::{Dispatcher, ask};
-use crate::driver::spin_turn;
+use crate::driver::{ANSWER_SPIN, spin_until};
 use crate::values;
 
-/// How long a host call's answer is waited for spinning before sleeping.
-const ANSWER_SPIN: Duration = Duration::from_micros(60);
 /// How often a waiting host call looks whether its sandbox was closed.
 const CLOSING_POLL: Duration = Duration::from_millis(20);
 
@@ -60,14 +58,17 @@ pub fn host_function(
         })?;
         // A function that answers at once (most do) is waited for spinning,
         // so that this thread need not be woken.
-        let spin_until = Instant::now() + ANSWER_SPIN;
-        let mut turn = 0;
-        loop {
-            match answered.try_recv() {
-                Ok(reply) => return answer_of(&name, &reply),
-                Err(TryRecvError::Empty) if Instant::now() < spin_until => spin_turn(&mut turn),
-                Err(_) => break,
+        let mut early = None;
+        spin_until(ANSWER_SPIN, || match answered.try_recv() {
+            Ok(reply) => {
+                early = Some(reply);
+                true
             }
+            Err(TryRecvError::Empty) => false,
+            Err(TryRecvError::Disconnected) => true,
+        });
+        if let Some(reply) = early {
+            return answer_of(&name, &reply);
         }
         let deadline = asked + max_wait;
         loop {
