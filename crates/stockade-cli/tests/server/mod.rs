@@ -158,27 +158,25 @@ impl Server {
 
     /// Waits until the server keeps `count` templates; false on timeout.
     pub fn wait_for_templates(&self, count: usize) -> bool {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if self.templates() == count {
-                return true;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        false
+        wait_for(count, || self.templates())
     }
 
     /// Waits until the server runs `count` workers; false on timeout.
     pub fn wait_for_workers(&self, count: usize) -> bool {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if self.workers() == count {
-                return true;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        false
+        wait_for(count, || self.workers())
     }
+}
+
+/// Waits (up to 10 s) until `measure()` is `count`; false on timeout.
+fn wait_for(count: usize, measure: impl Fn() -> usize) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        if measure() == count {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
 }
 
 impl Drop for Server {
