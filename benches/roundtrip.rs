@@ -6,7 +6,7 @@
 //! then the cost of dumps: sealing a small monty session and restoring it.
 //!
 //! Run with `cargo bench -p stockade --bench roundtrip` after building the
-//! worker (`cargo build --release -p stockade-worker`) and the CPython
+//! worker (`cargo build --release -p stockade-cli`) and the CPython
 //! engine module (`cargo build --release --manifest-path
 //! crates/stockade-cpython/Cargo.toml --target-dir target`). The figures
 //! in docs/performance.md come from this command.

@@ -28,7 +28,7 @@ const PACKAGED: &[Packaged] = &[
     Packaged {
         env: "STOCKADE_WORKER_BINARY",
         name: "stockade-worker",
-        build: &["-p", "stockade-worker"],
+        build: &["-p", "stockade-cli", "--bin", "stockade-worker"],
         strip: true,
     },
     Packaged {

@@ -26,7 +26,7 @@
 //! Build them once with the program, from the same release of stockade:
 //!
 //! ```text
-//! cargo build --release -p stockade-worker                  # monty and QuickJS
+//! cargo build --release -p stockade-cli                     # stockade-worker: monty and QuickJS
 //! cargo build --release --manifest-path crates/stockade-cpython/Cargo.toml
 //!                                                           # the CPython engine module
 //! ```

@@ -108,7 +108,7 @@ pub fn locate_worker(explicit: Option<&Path>) -> Result<PathBuf, Error> {
             name: WORKER_NAME,
             env: WORKER_ENV,
             what: "worker binary",
-            build: "cargo build --release -p stockade-worker",
+            build: "cargo build --release -p stockade-cli",
             beside: None,
         },
         explicit,
