@@ -39,12 +39,11 @@ def bootstrap() -> None:
         venv.create(VENV, with_pip=True)
     pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     subprocess.run(pip + PINS, check=True)
-    env = dict(os.environ)
-    worker = ROOT / "target" / "release" / "stockade-worker"
-    if worker.exists():
-        env["STOCKADE_WORKER_BINARY"] = str(worker)
-    subprocess.run(pip + ["--force-reinstall", "--no-deps", str(ROOT / "crates" / "stockade-python")],
-                   check=True, env=env)
+    # The package from the test command's release build when it is there
+    # (the wheel scripts/dist made), else built from source.
+    wheels = sorted((ROOT / "dist").glob("stockade-*.whl"))
+    subprocess.run(pip + ["--force-reinstall", "--no-deps", str(wheels[-1] if wheels else ROOT)],
+                   check=True)
     os.execv(str(python), [str(python), __file__, *sys.argv[1:]])
 
 

@@ -1,81 +1,86 @@
-//! Puts the worker binary and the CPython engine module inside the Python
-//! package (`stockade/bin/`), so that the wheel carries them and finds them
-//! without any variable set.
+//! Puts the binaries the Python package carries into it (`stockade/bin/`):
+//! the CLI (`stockade`, which the package's `stockade` command runs), the
+//! worker binary, and the CPython engine module, so that the wheel carries
+//! them and the package finds them without any variable set.
 //!
-//! With `STOCKADE_WORKER_BINARY` and `STOCKADE_CPYTHON_MODULE_FILE` set (the
-//! test command does this after its own release build), those files are
-//! copied. Otherwise, when maturin builds the package (it sets
-//! `PYO3_BUILD_EXTENSION_MODULE`), each is built here with a nested `cargo
-//! build --release` into its own target directory: the outer build holds the
-//! lock on the usual one. A plain workspace build does neither: only a wheel
-//! needs them.
+//! With `STOCKADE_PREBUILT_DIR` naming a directory that holds all three
+//! (the test command and `scripts/dist` pass `target/release` after their
+//! own release build), they are copied from there, so nothing is built
+//! twice. Otherwise, when maturin builds the package (it sets
+//! `PYO3_BUILD_EXTENSION_MODULE`), from a checkout or from the sdist, they
+//! are built here with nested `cargo build --release` runs into
+//! `target/python-bin`: the outer build holds the lock on the usual target
+//! directory. A plain workspace build does neither: only a wheel needs them.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// One file the package carries, and how to build it.
-struct Packaged {
-    env: &'static str,
-    name: &'static str,
-    /// `cargo build --release` arguments that produce it.
-    build: &'static [&'static str],
-    /// The debug info may be stripped (never from a module another program
-    /// loads with its own expectations: stripping is for size only).
-    strip: bool,
-}
+const PREBUILT_ENV: &str = "STOCKADE_PREBUILT_DIR";
 
-const PACKAGED: &[Packaged] = &[
-    Packaged {
-        env: "STOCKADE_WORKER_BINARY",
-        name: "stockade-worker",
-        build: &["-p", "stockade-cli", "--bin", "stockade-worker"],
-        strip: true,
-    },
-    Packaged {
-        env: "STOCKADE_CPYTHON_MODULE_FILE",
-        name: "libstockade_cpython.so",
-        build: &["--manifest-path", "crates/stockade-cpython/Cargo.toml"],
-        strip: true,
-    },
+/// The CLI package builds both `stockade` and `stockade-worker`.
+const CLI_BUILD: &[&str] = &["-p", "stockade-cli"];
+const CPYTHON_BUILD: &[&str] = &["--manifest-path", "crates/stockade-cpython/Cargo.toml"];
+
+/// Each file the package carries, and the `cargo build --release`
+/// arguments that produce it.
+const PACKAGED: &[(&str, &[&str])] = &[
+    ("stockade", CLI_BUILD),
+    ("stockade-worker", CLI_BUILD),
+    ("libstockade_cpython.so", CPYTHON_BUILD),
 ];
 
-fn main() {
+fn main() -> Result<(), String> {
     println!("cargo:rerun-if-env-changed=PYO3_BUILD_EXTENSION_MODULE");
+    println!("cargo:rerun-if-env-changed={PREBUILT_ENV}");
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
-    for packaged in PACKAGED {
-        println!("cargo:rerun-if-env-changed={}", packaged.env);
-        let destination = manifest.join("python/stockade/bin").join(packaged.name);
-        let source = match std::env::var_os(packaged.env) {
-            Some(path) => PathBuf::from(path),
-            None if std::env::var_os("PYO3_BUILD_EXTENSION_MODULE").is_some() => {
-                build(&manifest, packaged)
+    let workspace = manifest.join("../..");
+    let from = match std::env::var_os(PREBUILT_ENV) {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ if std::env::var_os("PYO3_BUILD_EXTENSION_MODULE").is_some() => {
+            let target = workspace.join("target/python-bin");
+            let mut done: Vec<&[&str]> = Vec::new();
+            for (_, build_args) in PACKAGED {
+                if !done.contains(build_args) {
+                    build(&workspace, &target, build_args)?;
+                    done.push(build_args);
+                }
             }
-            None => continue,
-        };
-        if let Err(err) = install(&source, &destination, packaged.strip) {
-            panic!(
+            target.join("release")
+        }
+        _ => return Ok(()),
+    };
+    for (name, _) in PACKAGED {
+        let source = from.join(name);
+        if !source.is_file() {
+            return Err(format!(
+                "{PREBUILT_ENV} names {}, which has no {name}: build it first (scripts/dist shows how)",
+                from.display()
+            ));
+        }
+        let destination = manifest.join("python/stockade/bin").join(name);
+        install(&source, &destination).map_err(|err| {
+            format!(
                 "cannot put {} into the package at {}: {err}",
                 source.display(),
                 destination.display()
-            );
-        }
+            )
+        })?;
         println!("cargo:rerun-if-changed={}", source.display());
     }
+    Ok(())
 }
 
-fn build(manifest: &Path, packaged: &Packaged) -> PathBuf {
-    let workspace = manifest.join("../..");
-    let target = workspace.join("target/python-worker");
+fn build(workspace: &Path, target: &Path, args: &[&str]) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut command = Command::new(cargo);
     command
-        .current_dir(&workspace)
+        .current_dir(workspace)
         .args(["build", "--release", "--locked"])
-        .args(packaged.build)
+        .args(args)
         .arg("--target-dir")
-        .arg(&target);
+        .arg(target);
     // The outer build's settings (features, flags for the extension) are
-    // not the worker's.
+    // not the binaries'.
     for (key, _) in std::env::vars_os() {
         let key = key.to_string_lossy().into_owned();
         if key.starts_with("CARGO_") && key != "CARGO_HOME" || key == "RUSTFLAGS" {
@@ -83,9 +88,14 @@ fn build(manifest: &Path, packaged: &Packaged) -> PathBuf {
         }
     }
     match command.status() {
-        Ok(status) if status.success() => target.join("release").join(packaged.name),
-        Ok(status) => panic!("building {} failed ({status})", packaged.name),
-        Err(err) => panic!("cannot run cargo to build {}: {err}", packaged.name),
+        Ok(status) if status.success() => Ok(()),
+        Ok(status) => Err(format!(
+            "`cargo build {}` failed ({status})",
+            args.join(" ")
+        )),
+        Err(err) => Err(format!(
+            "cannot run cargo to build the package's binaries: {err}"
+        )),
     }
 }
 
@@ -105,7 +115,7 @@ fn strip_debug_info(binary: &Path) {
     }
 }
 
-fn install(source: &Path, destination: &Path, strip: bool) -> std::io::Result<()> {
+fn install(source: &Path, destination: &Path) -> std::io::Result<()> {
     if let Some(dir) = destination.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -113,8 +123,6 @@ fn install(source: &Path, destination: &Path, strip: bool) -> std::io::Result<()
     // rewritten in place. (Cargo reruns this only when the source changed.)
     let partial = destination.with_extension("partial");
     std::fs::copy(source, &partial)?;
-    if strip {
-        strip_debug_info(&partial);
-    }
+    strip_debug_info(&partial);
     std::fs::rename(&partial, destination)
 }

@@ -1,16 +1,47 @@
-"""One version: the package's, its installed metadata's and the
-workspace's (Cargo.toml) are the same."""
+"""What is installed: one version (the package's, its installed metadata's
+and the workspace's Cargo.toml are the same), the suite runs against the
+installed wheel rather than the source tree, and the wheel's `stockade`
+command is the CLI it carries."""
 
 import importlib.metadata
+import json
 import pathlib
+import subprocess
+import sys
+import sysconfig
 import tomllib
 
 import stockade
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
+PACKAGE = pathlib.Path(stockade.__file__).resolve().parent
+
+
+def workspace_version():
+    return tomllib.loads((ROOT / "Cargo.toml").read_text())["workspace"]["package"]["version"]
 
 
 def test_the_version_is_the_workspaces():
-    workspace = tomllib.loads((ROOT / "Cargo.toml").read_text())["workspace"]["package"]["version"]
-    assert stockade.__version__ == workspace
-    assert importlib.metadata.version("stockade") == workspace
+    assert stockade.__version__ == workspace_version()
+    assert importlib.metadata.version("stockade") == workspace_version()
+
+
+def test_the_tests_run_the_installed_wheel():
+    installed = {pathlib.Path(sysconfig.get_paths()[key]).resolve() for key in ("purelib", "platlib")}
+    assert PACKAGE.parent in installed, f"stockade imported from {PACKAGE}, not from the environment"
+    # Installed from a wheel, by pip: not an editable or source-tree install.
+    distribution = importlib.metadata.distribution("stockade")
+    assert distribution.read_text("WHEEL") is not None
+    assert distribution.read_text("direct_url.json") is None or \
+        not json.loads(distribution.read_text("direct_url.json")).get("dir_info", {}).get("editable")
+    for name in ("stockade", "stockade-worker", "libstockade_cpython.so"):
+        assert (PACKAGE / "bin" / name).is_file(), f"the installed package has no bin/{name}"
+
+
+def test_the_package_installs_the_stockade_command():
+    command = pathlib.Path(sys.executable).parent / "stockade"
+    version = subprocess.run([command, "--version"], capture_output=True, text=True, check=True)
+    assert version.stdout.strip() == f"stockade {workspace_version()}"
+    doctor = subprocess.run([command, "doctor", "--json"], capture_output=True, text=True, check=True)
+    report = json.loads(doctor.stdout)
+    assert pathlib.Path(report["worker"]).resolve() == PACKAGE / "bin" / "stockade-worker"

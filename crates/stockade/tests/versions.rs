@@ -17,7 +17,7 @@ fn read(path: &str) -> String {
 
 #[test]
 fn the_python_package_takes_the_workspace_version() {
-    let pyproject = read("crates/stockade-python/pyproject.toml");
+    let pyproject = read("pyproject.toml");
     assert!(
         pyproject.contains("dynamic = [\"version\"]"),
         "pyproject.toml must take its version from Cargo (dynamic = [\"version\"])"
