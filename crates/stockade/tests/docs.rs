@@ -186,3 +186,26 @@ fn every_test_named_in_node_md_exists() {
         );
     }
 }
+
+#[test]
+fn every_test_named_in_install_md_exists() {
+    // Its prose names pytest tests in backticks; the rest of its checks are
+    // scripts/test-dist's, which it names step by step.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let doc = std::fs::read_to_string(root.join("docs/install.md")).unwrap();
+    let mut sources = String::new();
+    rust_sources(&root.join("crates"), &mut sources);
+    let named: Vec<&str> = doc
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|word| word.starts_with("test_") && !word.contains(' '))
+        .collect();
+    assert!(!named.is_empty(), "install.md names no test");
+    for name in named {
+        assert!(
+            sources.contains(&format!("def {name}(")),
+            "docs/install.md names {name}, which is not a test"
+        );
+    }
+}
