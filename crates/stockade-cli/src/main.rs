@@ -9,6 +9,7 @@ mod bench;
 mod doctor;
 mod dump_file;
 mod exit;
+mod mcp;
 mod output;
 mod repl;
 mod run;
@@ -31,6 +32,7 @@ enum Command {
     Doctor(doctor::DoctorArgs),
     Bench(bench::BenchArgs),
     Serve(serve::ServeArgs),
+    Mcp(mcp::McpArgs),
 }
 
 fn main() {
@@ -44,6 +46,7 @@ fn main() {
         Command::Doctor(args) => doctor::doctor(args),
         Command::Bench(args) => bench::bench(args),
         Command::Serve(args) => serve::serve(args),
+        Command::Mcp(args) => mcp::mcp(args),
     };
     std::process::exit(code);
 }

@@ -1,0 +1,48 @@
+//! `stockade mcp`: a Model Context Protocol server over stdio, with the
+//! tools `run_python`, `run_javascript` and `reset` (crates/stockade-mcp).
+//! The client that starts it is its one connection; the sessions take
+//! this command's limits, sandbox mode, engine and mounts.
+
+use std::sync::Arc;
+
+use clap::Args;
+use stockade_mcp::{OptionsFor, ToolServer};
+
+use crate::args::SessionArgs;
+use crate::exit;
+
+/// Serve the run_python, run_javascript and reset tools to an MCP client
+/// over stdin and stdout.
+///
+/// Each language has one sandbox for the connection, so variables persist
+/// across calls; a sandbox lost to a limit is replaced on the next call,
+/// whose result says so. Configure an MCP client to start `stockade mcp`
+/// (with any of the options below) as a stdio server.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    #[command(flatten)]
+    session: SessionArgs,
+}
+
+pub fn mcp(args: McpArgs) -> i32 {
+    let session = Arc::new(args.session);
+    let options_for: OptionsFor = Arc::new(move |language| session.options(language));
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("stockade: mcp: cannot start the async runtime: {err}");
+            return exit::CRASHED;
+        }
+    };
+    match runtime.block_on(stockade_mcp::serve_stdio(ToolServer::new(options_for))) {
+        Ok(()) => exit::OK,
+        Err(err) => {
+            eprintln!("stockade: mcp: {err}");
+            exit::BAD_INPUT
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! The Model Context Protocol face of stockade: the tools `run_python`,
+//! `run_javascript` and `reset` over sandboxed sessions, one per language
+//! for each client connection, so that a guest's state persists from call
+//! to call the way an agent expects. `stockade mcp` serves them over stdio
+//! ([`serve_stdio`]); the handler ([`ToolServer`]) is transport-agnostic.
+//!
+//! - `tools.rs`: the tools' schemas, and descriptions that tell a model
+//!   what the sandbox has;
+//! - `sessions.rs`: a client's sessions, replaced when a limit loses one;
+//! - `outcome.rs`: a run as structured content and as text;
+//! - `json.rs`: a call's `inputs` as guest values;
+//! - `server.rs`: the rmcp handler.
+
+mod json;
+mod outcome;
+mod server;
+mod sessions;
+mod tools;
+
+pub use server::ToolServer;
+pub use sessions::{MAX_STREAM_BYTES, OptionsFor};
+
+use rmcp::ServiceExt;
+
+/// Why serving stopped early.
+#[derive(Debug, thiserror::Error)]
+pub enum McpServeError {
+    /// The client's first messages were not an MCP initialization.
+    #[error("the MCP connection could not start: {0}")]
+    Initialize(String),
+    /// The connection failed while serving.
+    #[error("the MCP connection failed: {0}")]
+    Connection(String),
+}
+
+/// Serves one client over this process's stdin and stdout until the
+/// client closes its end; every session ends with it.
+pub async fn serve_stdio(server: ToolServer) -> Result<(), McpServeError> {
+    let running = server
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|err| McpServeError::Initialize(err.to_string()))?;
+    running
+        .waiting()
+        .await
+        .map(|_| ())
+        .map_err(|err| McpServeError::Connection(err.to_string()))
+}

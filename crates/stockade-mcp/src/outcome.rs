@@ -1,0 +1,123 @@
+//! A call's result as a tool result: structured content (the fields a
+//! program reads) and the same as text (what a model reads).
+
+use serde::Serialize;
+use stockade::{Error, Value};
+
+use crate::sessions::Ran;
+
+/// The structured content of `run_python` and `run_javascript`; its schema
+/// is `tools::run_output_schema`.
+#[derive(Debug, Serialize)]
+pub struct RunOutput {
+    pub stdout: String,
+    pub stderr: String,
+    /// The repr of the code's last expression; absent when it has none
+    /// (None, undefined) or the call failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    /// The exception's class when the guest raised (`ValueError`,
+    /// `TypeError`), or the limit or failure that stopped the call
+    /// (`TimeLimitError`, `MemoryLimitError`, `WorkerCrashed`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_type: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_message: Option<String>,
+    /// The guest's traceback, when it raised.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub traceback: Option<String>,
+    /// Whether the sandbox's state carries on to the next call: false when
+    /// this call lost its session (the next starts afresh).
+    pub state_kept: bool,
+    /// Set when this call ran in a fresh sandbox because the previous one
+    /// was lost: why, and that earlier variables are gone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// The class name a failure is reported under: the guest's own exception
+/// class, else the Python package's name for the error.
+fn error_type(err: &Error) -> String {
+    match err {
+        Error::Guest(guest) | Error::Syntax(guest) => guest.type_name.clone(),
+        _ if err.is_time_limit() => "TimeLimitError".into(),
+        Error::Memory { .. } => "MemoryLimitError".into(),
+        Error::ResultTooLarge { .. } => "ResultTooLarge".into(),
+        Error::Crashed(_) => "WorkerCrashed".into(),
+        Error::Configuration(_) => "ConfigurationError".into(),
+        Error::Conversion(_) => "ConversionError".into(),
+        Error::ServerShutdown(_) => "ServerShutdown".into(),
+        _ => "StockadeError".into(),
+    }
+}
+
+impl RunOutput {
+    pub fn from_ran(ran: Ran) -> Self {
+        let note = ran.replaced.map(|why| {
+            format!(
+                "the previous sandbox was lost ({why}); this call ran in a fresh one, so variables and imports from earlier calls are gone"
+            )
+        });
+        let (result, error_type, error_message, traceback) = match &ran.outcome {
+            Ok(Value::None | Value::Undefined) => (None, None, None, None),
+            Ok(value) => (Some(value.to_string()), None, None, None),
+            Err(err) => {
+                let (message, traceback) = match err {
+                    Error::Guest(guest) | Error::Syntax(guest) => (
+                        guest.message.clone(),
+                        Some(guest.traceback.trim_end().to_owned()).filter(|t| !t.is_empty()),
+                    ),
+                    other => (other.to_string(), None),
+                };
+                (None, Some(error_type(err)), Some(message), traceback)
+            }
+        };
+        RunOutput {
+            stdout: ran.stdout,
+            stderr: ran.stderr,
+            result,
+            error_type,
+            error_message,
+            traceback,
+            state_kept: !ran.lost,
+            note,
+        }
+    }
+
+    /// Whether the call failed (the tool result's `isError`).
+    pub fn failed(&self) -> bool {
+        self.error_type.is_some()
+    }
+
+    /// The same content as text, for a model to read.
+    pub fn text(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(note) = &self.note {
+            parts.push(format!("Note: {note}."));
+        }
+        if !self.stdout.is_empty() {
+            parts.push(format!("stdout:\n{}", self.stdout.trim_end_matches('\n')));
+        }
+        if !self.stderr.is_empty() {
+            parts.push(format!("stderr:\n{}", self.stderr.trim_end_matches('\n')));
+        }
+        if let Some(result) = &self.result {
+            parts.push(format!("result: {result}"));
+        }
+        if let (Some(kind), Some(message)) = (&self.error_type, &self.error_message) {
+            match &self.traceback {
+                Some(traceback) => parts.push(format!("error: {kind}\n{traceback}")),
+                None => parts.push(format!("error: {kind}: {message}")),
+            }
+        }
+        if !self.state_kept {
+            parts.push(
+                "The sandbox was lost with this call; the next call starts a fresh one.".into(),
+            );
+        }
+        if parts.is_empty() {
+            parts.push("(no output and no result)".into());
+        }
+        parts.join("\n\n")
+    }
+}

@@ -1,0 +1,169 @@
+//! The MCP server handler: lists the tools and answers their calls over
+//! one client's sessions. One handler serves one client connection.
+
+use std::sync::Arc;
+
+use rmcp::ErrorData as McpError;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, ServerHandler};
+use serde::Deserialize;
+use serde_json::{Map, Value as Json};
+use stockade::Language;
+
+use crate::outcome::RunOutput;
+use crate::sessions::{OptionsFor, Sessions};
+use crate::tools::{self, RESET};
+
+/// What `run_python` and `run_javascript` take.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunArgs {
+    code: String,
+    #[serde(default)]
+    inputs: Option<Map<String, Json>>,
+}
+
+/// What `reset` takes.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResetArgs {
+    #[serde(default)]
+    language: Option<String>,
+}
+
+/// Serves the tools to one client: its own sessions, started on first use
+/// and ended when the handler is dropped with its connection.
+#[derive(Clone)]
+pub struct ToolServer {
+    sessions: Arc<Sessions>,
+    tools: Arc<Vec<Tool>>,
+}
+
+impl std::fmt::Debug for ToolServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolServer").finish_non_exhaustive()
+    }
+}
+
+const INSTRUCTIONS: &str = "Runs code in sandboxes that keep their state between calls: `run_python` and `run_javascript` each have one sandbox for this connection; `reset` starts a language afresh. The sandboxes have no network and see no host files but those the tool descriptions name.";
+
+impl ToolServer {
+    /// A handler whose sessions start with the options `options_for`
+    /// gives for their language.
+    pub fn new(options_for: OptionsFor) -> Self {
+        let tools = tools::tools(
+            &options_for(Language::Python),
+            &options_for(Language::JavaScript),
+        );
+        ToolServer {
+            sessions: Arc::new(Sessions::new(options_for)),
+            tools: Arc::new(tools),
+        }
+    }
+
+    fn arguments<T: for<'de> Deserialize<'de>>(
+        tool: &str,
+        arguments: Option<Map<String, Json>>,
+    ) -> Result<T, McpError> {
+        serde_json::from_value(Json::Object(arguments.unwrap_or_default())).map_err(|err| {
+            McpError::invalid_params(format!("bad arguments for {tool}: {err}"), None)
+        })
+    }
+
+    async fn run(
+        &self,
+        language: Language,
+        tool: &str,
+        arguments: Option<Map<String, Json>>,
+    ) -> Result<CallToolResult, McpError> {
+        let args: RunArgs = Self::arguments(tool, arguments)?;
+        let inputs = crate::json::inputs(args.inputs.unwrap_or_default());
+        let sessions = Arc::clone(&self.sessions);
+        let ran = tokio::task::spawn_blocking(move || sessions.run(language, &args.code, inputs))
+            .await
+            .map_err(|err| McpError::internal_error(format!("the run failed: {err}"), None))?;
+        let output = RunOutput::from_ran(ran);
+        let text = output.text();
+        let failed = output.failed();
+        let structured = serde_json::to_value(&output)
+            .map_err(|err| McpError::internal_error(err.to_string(), None))?;
+        let mut result = if failed {
+            CallToolResult::structured_error(structured)
+        } else {
+            CallToolResult::structured(structured)
+        };
+        result.content = vec![ContentBlock::text(text)];
+        Ok(result)
+    }
+
+    async fn reset(
+        &self,
+        arguments: Option<Map<String, Json>>,
+    ) -> Result<CallToolResult, McpError> {
+        let args: ResetArgs = Self::arguments(RESET, arguments)?;
+        let languages = match args.language.as_deref() {
+            None => vec![Language::Python, Language::JavaScript],
+            Some(name) => vec![name.parse::<Language>().map_err(|_| {
+                McpError::invalid_params(
+                    format!("reset: unknown language {name:?} (python or javascript)"),
+                    None,
+                )
+            })?],
+        };
+        let sessions = Arc::clone(&self.sessions);
+        let asked = languages.clone();
+        tokio::task::spawn_blocking(move || sessions.reset(&asked))
+            .await
+            .map_err(|err| McpError::internal_error(format!("the reset failed: {err}"), None))?;
+        let names: Vec<&str> = languages.iter().map(|language| language.name()).collect();
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!(
+            "Reset: the next {} call starts in a fresh sandbox.",
+            names.join(" or ")
+        ))]))
+    }
+}
+
+impl ServerHandler for ToolServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("stockade", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|tool| tool.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let name = request.name.as_ref();
+        let result = match tools::language_of(name) {
+            Some(language) => self.run(language, name, request.arguments).await?,
+            None if name == RESET => self.reset(request.arguments).await?,
+            None => {
+                return Err(McpError::invalid_params(
+                    format!(
+                        "no tool named {name:?}: the tools are run_python, run_javascript and reset"
+                    ),
+                    None,
+                ));
+            }
+        };
+        Ok(result.into())
+    }
+}

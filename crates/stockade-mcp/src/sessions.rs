@@ -1,0 +1,198 @@
+//! One client's sessions: one per language, started on first use, kept
+//! across calls so the guest's state persists, and replaced on the next
+//! call when a limit or a crash loses one.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use stockade::{Error, Language, PrintStream, Session, SessionOptions, Value};
+
+/// Bytes of stdout, and of stderr, one call returns; the rest is cut with
+/// a note of how much (the session's `max_output_bytes` still bounds what
+/// the guest may print at all).
+pub const MAX_STREAM_BYTES: usize = 64 * 1024;
+
+/// The options a language's sessions start with.
+pub type OptionsFor = Arc<dyn Fn(Language) -> SessionOptions + Send + Sync>;
+
+/// A client's sessions.
+pub struct Sessions {
+    options: OptionsFor,
+    python: Mutex<Slot>,
+    javascript: Mutex<Slot>,
+}
+
+impl std::fmt::Debug for Sessions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sessions").finish_non_exhaustive()
+    }
+}
+
+#[derive(Default)]
+struct Slot {
+    session: Option<Session>,
+    /// Why the last session was lost, told by the next call.
+    lost: Option<String>,
+}
+
+/// What one call did.
+#[derive(Debug)]
+pub struct Ran {
+    pub stdout: String,
+    pub stderr: String,
+    pub outcome: Result<Value, Error>,
+    /// The call started a new session because the previous one was lost
+    /// (the reason), so the guest's earlier state is gone.
+    pub replaced: Option<String>,
+    /// The call lost its session; the next call starts a fresh one.
+    pub lost: bool,
+}
+
+/// A stream kept up to [`MAX_STREAM_BYTES`].
+#[derive(Default)]
+struct Capped {
+    text: String,
+    dropped: usize,
+}
+
+impl Capped {
+    fn push(&mut self, text: &str) {
+        let room = MAX_STREAM_BYTES.saturating_sub(self.text.len());
+        if text.len() <= room {
+            self.text.push_str(text);
+            return;
+        }
+        let mut cut = room;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        self.text.push_str(&text[..cut]);
+        self.dropped += text.len() - cut;
+    }
+
+    fn finish(self) -> String {
+        let Capped { mut text, dropped } = self;
+        if dropped > 0 {
+            text.push_str(&format!("\n[{dropped} more bytes not shown]\n"));
+        }
+        text
+    }
+}
+
+impl Sessions {
+    pub fn new(options: OptionsFor) -> Self {
+        Sessions {
+            options,
+            python: Mutex::new(Slot::default()),
+            javascript: Mutex::new(Slot::default()),
+        }
+    }
+
+    fn slot(&self, language: Language) -> &Mutex<Slot> {
+        match language {
+            Language::Python => &self.python,
+            Language::JavaScript => &self.javascript,
+        }
+    }
+
+    /// Runs `code` in the language's session (blocking: call it off the
+    /// async runtime's threads). Calls of one language wait for each other.
+    pub fn run(&self, language: Language, code: &str, inputs: Vec<(String, Value)>) -> Ran {
+        // A panic while the lock was held left at worst a session in an
+        // unknown state; the slot's own checks below still hold.
+        let mut slot = self
+            .slot(language)
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let replaced = if slot.session.is_none() {
+            slot.lost.take()
+        } else {
+            None
+        };
+        let session = match slot.session.take() {
+            Some(session) => session,
+            None => match Session::new((self.options)(language)) {
+                Ok(session) => session,
+                Err(err) => {
+                    return Ran {
+                        stdout: String::new(),
+                        stderr: String::new(),
+                        outcome: Err(err),
+                        replaced,
+                        lost: false,
+                    };
+                }
+            },
+        };
+        let mut session = session;
+        let out = Arc::new(Mutex::new((Capped::default(), Capped::default())));
+        let sink = Arc::clone(&out);
+        session.on_print(move |stream, text| {
+            let mut streams = sink.lock().unwrap_or_else(PoisonError::into_inner);
+            match stream {
+                PrintStream::Stdout => streams.0.push(text),
+                PrintStream::Stderr => streams.1.push(text),
+            }
+        });
+        let outcome = session.run_with_inputs(code, inputs);
+        // The callback holds the other reference; replacing it frees it.
+        session.on_print(|_, _| {});
+        let lost = session.is_lost() || outcome.as_ref().is_err_and(Error::loses_session);
+        if lost {
+            let reason = outcome
+                .as_ref()
+                .err()
+                .map(|err| err.to_string())
+                .unwrap_or_else(|| "the worker ended".into());
+            slot.lost = Some(reason);
+            session.close();
+        } else {
+            slot.session = Some(session);
+        }
+        let (stdout, stderr) = match Arc::try_unwrap(out) {
+            Ok(streams) => streams.into_inner().unwrap_or_else(PoisonError::into_inner),
+            Err(shared) => {
+                std::mem::take(&mut *shared.lock().unwrap_or_else(PoisonError::into_inner))
+            }
+        };
+        Ran {
+            stdout: stdout.finish(),
+            stderr: stderr.finish(),
+            outcome,
+            replaced,
+            lost,
+        }
+    }
+
+    /// Ends the sessions of `languages`; the next call of each starts
+    /// afresh. Returns the languages that had a session.
+    pub fn reset(&self, languages: &[Language]) -> Vec<Language> {
+        let mut ended = Vec::new();
+        for &language in languages {
+            let mut slot = self
+                .slot(language)
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            slot.lost = None;
+            if let Some(session) = slot.session.take() {
+                session.close();
+                ended.push(language);
+            }
+        }
+        ended
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stream_is_cut_between_characters_and_says_how_much() {
+        let mut capped = Capped::default();
+        capped.push(&"a".repeat(MAX_STREAM_BYTES - 1));
+        capped.push("é and more");
+        let text = capped.finish();
+        assert!(text.starts_with(&"a".repeat(MAX_STREAM_BYTES - 1)));
+        assert!(text.ends_with("\n[11 more bytes not shown]\n"), "{text:?}");
+    }
+}

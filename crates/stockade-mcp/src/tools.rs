@@ -1,0 +1,180 @@
+//! The tools a client sees: their names, argument and output schemas, and
+//! descriptions that tell a model what the sandbox has (engine, modules,
+//! no network, files, limits), so that it writes code that works there.
+
+use std::sync::Arc;
+
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use serde_json::json;
+use stockade::{Interpreter, Language, MountMode, SessionOptions, find_python};
+
+pub const RUN_PYTHON: &str = "run_python";
+pub const RUN_JAVASCRIPT: &str = "run_javascript";
+pub const RESET: &str = "reset";
+
+/// The language a run tool runs.
+pub fn language_of(tool: &str) -> Option<Language> {
+    match tool {
+        RUN_PYTHON => Some(Language::Python),
+        RUN_JAVASCRIPT => Some(Language::JavaScript),
+        _ => None,
+    }
+}
+
+fn object(value: serde_json::Value) -> Arc<JsonObject> {
+    match value {
+        serde_json::Value::Object(map) => Arc::new(map),
+        _ => Arc::new(JsonObject::new()),
+    }
+}
+
+fn run_input_schema() -> Arc<JsonObject> {
+    object(json!({
+        "type": "object",
+        "properties": {
+            "code": {
+                "type": "string",
+                "description": "The source to run. The value of its last expression is returned as `result`."
+            },
+            "inputs": {
+                "type": "object",
+                "description": "Values to bind as global variables before the code runs, by name (JSON: null, booleans, numbers, strings, arrays, objects).",
+                "additionalProperties": true
+            }
+        },
+        "required": ["code"],
+        "additionalProperties": false
+    }))
+}
+
+/// The schema of `outcome::RunOutput`.
+fn run_output_schema() -> Arc<JsonObject> {
+    object(json!({
+        "type": "object",
+        "properties": {
+            "stdout": { "type": "string", "description": "What the code printed to standard output." },
+            "stderr": { "type": "string", "description": "What the code printed to standard error." },
+            "result": { "type": "string", "description": "The repr of the last expression's value, when it has one." },
+            "error_type": { "type": "string", "description": "The exception's class, or the limit that stopped the call (TimeLimitError, MemoryLimitError, WorkerCrashed)." },
+            "error_message": { "type": "string" },
+            "traceback": { "type": "string" },
+            "state_kept": { "type": "boolean", "description": "False when the call lost its sandbox: the next call starts a fresh one." },
+            "note": { "type": "string", "description": "Set when the call ran in a fresh sandbox because the previous one was lost." }
+        },
+        "required": ["stdout", "stderr", "state_kept"]
+    }))
+}
+
+fn reset_input_schema() -> Arc<JsonObject> {
+    object(json!({
+        "type": "object",
+        "properties": {
+            "language": {
+                "type": "string",
+                "enum": ["python", "javascript"],
+                "description": "The sandbox to reset; both when absent."
+            }
+        },
+        "additionalProperties": false
+    }))
+}
+
+fn seconds(duration: std::time::Duration) -> String {
+    let secs = duration.as_secs_f64();
+    if secs.fract() == 0.0 {
+        format!("{secs:.0} s")
+    } else {
+        format!("{secs} s")
+    }
+}
+
+fn bytes(size: u64) -> String {
+    const MIB: u64 = 1024 * 1024;
+    if size >= 1024 * MIB && size.is_multiple_of(1024 * MIB) {
+        format!("{} GiB", size / (1024 * MIB))
+    } else {
+        format!("{} MiB", size.div_ceil(MIB))
+    }
+}
+
+/// What every description says about the sandbox's edges.
+fn world(options: &SessionOptions) -> String {
+    let mut parts = vec!["There is no network access.".to_owned()];
+    if options.mounts.is_empty() {
+        parts.push("No host files are visible.".into());
+    } else {
+        let dirs: Vec<String> = options
+            .mounts
+            .iter()
+            .map(|mount| {
+                let mode = match mount.mode() {
+                    MountMode::ReadOnly => "read-only",
+                    MountMode::ReadWrite => "read-write",
+                    MountMode::Overlay => "writable, changes kept for this sandbox only",
+                };
+                format!("{} ({mode})", mount.guest_path())
+            })
+            .collect();
+        parts.push(format!("Files: {}.", dirs.join(", ")));
+    }
+    let mut limits = vec![format!(
+        "{} per call (the sandbox is lost and replaced when a call passes it)",
+        seconds(options.request_timeout)
+    )];
+    if let Some(memory) = options.limits.max_memory {
+        limits.push(format!("{} of memory", bytes(memory)));
+    }
+    if let Some(total) = options.limits.max_duration {
+        limits.push(format!("{} of execution in all", seconds(total)));
+    }
+    parts.push(format!("Limits: {}.", limits.join(", ")));
+    parts.join(" ")
+}
+
+fn python_engine(options: &SessionOptions) -> String {
+    match options.interpreter() {
+        Interpreter::CPython => {
+            let version = find_python(options.cpython.python.as_deref())
+                .map(|python| format!("CPython {}", python.version))
+                .unwrap_or_else(|_| "CPython".into());
+            let packages = if options.cpython.site_packages.is_empty() {
+                "the standard library only, no third-party packages"
+            } else {
+                "the standard library and the packages installed for it"
+            };
+            format!("{version}, with {packages}; `print` to show output")
+        }
+        _ => "monty, a subset of Python: functions, loops, comprehensions, dicts, f-strings and top-level await work; generators, class inheritance and most standard-library modules (heapq, csv, statistics, decimal, ...) do not, so keep to plain code; `print` to show output".into(),
+    }
+}
+
+/// The tools, described for the options each language's sessions start with.
+pub fn tools(python: &SessionOptions, javascript: &SessionOptions) -> Vec<Tool> {
+    let state = "State persists between calls (variables, functions, imports) until `reset` or until a call loses the sandbox.";
+    let run_python = format!(
+        "Run Python code in a sandbox and return what it printed and the value of its last expression. Engine: {}. {state} {}",
+        python_engine(python),
+        world(python)
+    );
+    let run_javascript = format!(
+        "Run JavaScript in a sandbox and return what it logged and the value of its last expression. Engine: QuickJS (modern ECMAScript, top-level await, Node-style `console.log` output; `require` and `import` give only Node's `fs` and `path`, over the files below; no `process`, no `fetch`, no npm packages). {state} {}",
+        world(javascript)
+    );
+    let run_annotations = ToolAnnotations::new()
+        .read_only(false)
+        .destructive(false)
+        .open_world(false);
+    vec![
+        Tool::new(RUN_PYTHON, run_python, run_input_schema())
+            .with_raw_output_schema(run_output_schema())
+            .with_annotations(run_annotations.clone()),
+        Tool::new(RUN_JAVASCRIPT, run_javascript, run_input_schema())
+            .with_raw_output_schema(run_output_schema())
+            .with_annotations(run_annotations),
+        Tool::new(
+            RESET,
+            "Discard a sandbox's state (variables, functions, imports): the next call of its language starts in a fresh one.",
+            reset_input_schema(),
+        ),
+    ]
+}
