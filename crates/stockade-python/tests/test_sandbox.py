@@ -136,3 +136,15 @@ def test_a_print_callback_that_raises_does_not_end_the_run(sandbox, language, ca
     result = sandbox.run(code(language, "print('x')\n42", "console.log('x'); 42"), print=broken)
     assert result == 42
     assert "the callback broke" in capsys.readouterr().err
+
+
+def test_a_sandbox_lost_to_the_request_timeout_says_so(language):
+    with stockade.Sandbox(language, request_timeout=1) as sandbox:
+        sandbox.run(code(language, "x = 1", "var x = 1"))
+        # The guest's own exception leaves the sandbox as it was.
+        assert sandbox.execute(code(language, "1 / 0", "null.boom")).error_type is not None
+        assert not sandbox.lost
+        failed = sandbox.execute(code(language, "while True:\n    pass", "for (;;) {}"))
+        assert failed.error_type == "TimeLimit"
+        assert sandbox.lost
+    assert sandbox.lost  # closed

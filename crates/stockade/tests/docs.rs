@@ -187,12 +187,11 @@ fn every_test_named_in_node_md_exists() {
     }
 }
 
-#[test]
-fn every_test_named_in_install_md_exists() {
-    // Its prose names pytest tests in backticks; the rest of its checks are
-    // scripts/test-dist's, which it names step by step.
+/// Every `test_...` name in backticks anywhere in `doc_name` (prose, not
+/// a table) is a pytest test.
+fn check_pytest_names_in_prose(doc_name: &str, at_least: usize) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let doc = std::fs::read_to_string(root.join("docs/install.md")).unwrap();
+    let doc = std::fs::read_to_string(root.join("docs").join(doc_name)).unwrap();
     let mut sources = String::new();
     rust_sources(&root.join("crates"), &mut sources);
     let named: Vec<&str> = doc
@@ -201,11 +200,27 @@ fn every_test_named_in_install_md_exists() {
         .step_by(2)
         .filter(|word| word.starts_with("test_") && !word.contains(' '))
         .collect();
-    assert!(!named.is_empty(), "install.md names no test");
+    assert!(
+        named.len() >= at_least,
+        "found only {} test names in {doc_name}",
+        named.len()
+    );
     for name in named {
         assert!(
             sources.contains(&format!("def {name}(")),
-            "docs/install.md names {name}, which is not a test"
+            "docs/{doc_name} names {name}, which is not a test"
         );
     }
+}
+
+#[test]
+fn every_test_named_in_install_md_exists() {
+    // The rest of its checks are scripts/test-dist's, which it names step
+    // by step.
+    check_pytest_names_in_prose("install.md", 2);
+}
+
+#[test]
+fn every_test_named_in_integrations_md_exists() {
+    check_pytest_names_in_prose("integrations.md", 12);
 }

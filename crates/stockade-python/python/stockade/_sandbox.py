@@ -282,6 +282,13 @@ class _Base:
     def closed(self) -> bool:
         return self._native is None
 
+    @property
+    def lost(self) -> bool:
+        """Whether the sandbox can run nothing more: closed, or its worker
+        ended by a limit that loses it (`request_timeout`, the memory
+        ceiling) or by a crash. A new Sandbox starts afresh."""
+        return self._native is None or self._native.is_lost
+
     def close(self) -> None:
         """Ends the worker. Closing twice does nothing."""
         native, self._native = self._native, None

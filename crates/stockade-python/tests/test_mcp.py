@@ -1,0 +1,133 @@
+"""`stockade mcp`, driven by the official MCP Python SDK's client as any MCP
+client would drive it: the command the installed wheel provides, spawned
+over stdio."""
+
+import asyncio
+import pathlib
+import sys
+
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp import MCPError
+
+STOCKADE = str(pathlib.Path(sys.executable).parent / "stockade")
+
+
+async def _with_client(work, *args):
+    params = StdioServerParameters(command=STOCKADE, args=["mcp", *args])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            return await work(session)
+
+
+def with_client(work, *args):
+    return asyncio.run(_with_client(work, *args))
+
+
+def test_mcp_lists_the_three_tools_with_schemas_and_descriptions():
+    async def work(session):
+        return (await session.list_tools()).tools
+
+    tools = {tool.name: tool for tool in with_client(work)}
+    assert set(tools) == {"run_python", "run_javascript", "reset"}
+    for name in ("run_python", "run_javascript"):
+        assert tools[name].input_schema["required"] == ["code"]
+        assert "stdout" in tools[name].output_schema["properties"]
+        assert "no network" in tools[name].description
+    assert "CPython" in tools["run_python"].description or "monty" in tools["run_python"].description
+
+
+def test_mcp_runs_both_languages_and_state_persists_across_calls():
+    async def work(session):
+        first = await session.call_tool("run_python", {"code": "x = 41\nprint('set')"})
+        second = await session.call_tool("run_python", {"code": "x + 1"})
+        js_first = await session.call_tool("run_javascript", {"code": "var total = [1, 2, 3].length"})
+        js_second = await session.call_tool(
+            "run_javascript", {"code": "console.log('n', n); total * n", "inputs": {"n": 10}})
+        return first, second, js_first, js_second
+
+    first, second, js_first, js_second = with_client(work)
+    assert not first.is_error and first.structured_content["stdout"] == "set\n"
+    assert second.structured_content["result"] == "42"
+    assert "result: 42" in second.content[0].text
+    assert not js_first.is_error
+    assert js_second.structured_content["stdout"] == "n 10\n"
+    assert js_second.structured_content["result"] == "30"
+
+
+def test_mcp_reports_a_guest_exception_as_a_tool_error():
+    async def work(session):
+        return await session.call_tool("run_python", {"code": "print('before')\n1 / 0"})
+
+    result = with_client(work)
+    assert result.is_error
+    assert result.structured_content["error_type"] == "ZeroDivisionError"
+    assert result.structured_content["stdout"] == "before\n"
+    assert result.structured_content["state_kept"] is True
+    assert "ZeroDivisionError" in result.content[0].text
+
+
+def test_mcp_reports_a_time_limit_and_the_next_call_works_in_a_fresh_sandbox():
+    async def work(session):
+        await session.call_tool("run_python", {"code": "kept = 1"})
+        stuck = await session.call_tool("run_python", {"code": "while True:\n    pass"})
+        after = await session.call_tool("run_python", {"code": "'kept' in globals()"})
+        return stuck, after
+
+    stuck, after = with_client(work, "--timeout", "1")
+    assert stuck.is_error
+    assert stuck.structured_content["error_type"] == "TimeLimitError"
+    assert stuck.structured_content["state_kept"] is False
+    assert not after.is_error
+    assert after.structured_content["result"] == "False"
+    assert "fresh" in after.structured_content["note"]
+    assert "fresh" in after.content[0].text
+
+
+def test_mcp_reset_discards_the_state():
+    async def work(session):
+        await session.call_tool("run_javascript", {"code": "globalThis.seen = 1"})
+        await session.call_tool("reset", {"language": "javascript"})
+        return await session.call_tool("run_javascript", {"code": "typeof seen"})
+
+    assert with_client(work).structured_content["result"] == "'undefined'"
+
+
+def test_mcp_bad_arguments_are_protocol_errors_and_the_server_goes_on():
+    async def work(session):
+        errors = []
+        for name, arguments in [("run_python", {}), ("run_python", {"code": 3}),
+                                ("run_python", {"code": "1", "extra": True}),
+                                ("reset", {"language": "cobol"}), ("no_such_tool", {})]:
+            try:
+                result = await session.call_tool(name, arguments)
+            except MCPError as error:
+                errors.append(str(error))
+            else:
+                # A client may also see the error as an error result.
+                assert result.is_error, (name, arguments, result)
+                errors.append(result.content[0].text)
+        after = await session.call_tool("run_python", {"code": "2 + 2"})
+        return errors, after
+
+    errors, after = with_client(work)
+    assert len(errors) == 5
+    assert any("code" in error for error in errors[:3])
+    assert "cobol" in errors[3]
+    assert "no_such_tool" in errors[4]
+    assert after.structured_content["result"] == "4"
+
+
+def test_mcp_options_come_from_the_command_line():
+    async def work(session):
+        tools = (await session.list_tools()).tools
+        # monty has no heapq (docs/compatibility.md); CPython has.
+        result = await session.call_tool("run_python", {"code": "import heapq"})
+        return tools, result
+
+    tools, result = with_client(work, "--engine", "monty", "--max-memory", "256M")
+    description = next(tool.description for tool in tools if tool.name == "run_python")
+    assert "monty" in description and "256 MiB" in description
+    assert result.is_error and "heapq" in result.structured_content["error_message"]
