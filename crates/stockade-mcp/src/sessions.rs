@@ -136,7 +136,13 @@ impl Sessions {
         let outcome = session.run_with_inputs(code, inputs);
         // The callback holds the other reference; replacing it frees it.
         session.on_print(|_, _| {});
-        let lost = session.is_lost() || outcome.as_ref().is_err_and(Error::loses_session);
+        // A spent max_duration leaves the session alive but refusing every
+        // feed; a client can always start afresh with `reset`, so a spent
+        // budget is a lost sandbox here too, replaced on the next call.
+        let lost = session.is_lost()
+            || outcome
+                .as_ref()
+                .is_err_and(|err| err.loses_session() || err.is_time_limit());
         if lost {
             let reason = outcome
                 .as_ref()

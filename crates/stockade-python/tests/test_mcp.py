@@ -131,3 +131,15 @@ def test_mcp_options_come_from_the_command_line():
     description = next(tool.description for tool in tools if tool.name == "run_python")
     assert "monty" in description and "256 MiB" in description
     assert result.is_error and "heapq" in result.structured_content["error_message"]
+
+
+def test_mcp_a_spent_max_duration_is_replaced_like_a_lost_sandbox():
+    async def work(session):
+        spent = await session.call_tool("run_javascript", {"code": "for (;;) {}"})
+        after = await session.call_tool("run_javascript", {"code": "6 * 7"})
+        return spent, after
+
+    spent, after = with_client(work, "--max-duration", "0.5", "--timeout", "30")
+    assert spent.structured_content["error_type"] == "TimeLimitError"
+    assert spent.structured_content["state_kept"] is False
+    assert after.structured_content["result"] == "42" and "fresh" in after.structured_content["note"]
