@@ -197,10 +197,23 @@ fn write_float(f: &mut std::fmt::Formatter<'_>, x: f64) -> std::fmt::Result {
         f.write_str("nan")
     } else if x.is_infinite() {
         f.write_str(if x > 0.0 { "inf" } else { "-inf" })
-    } else if x == x.trunc() && x.abs() < 1e16 {
-        write!(f, "{x:.1}")
     } else {
-        write!(f, "{x}")
+        // Python's repr: the shortest digits that read back as `x`,
+        // positional for exponents -4 to 15, else `1.5e+16`, `1e-05`.
+        let scientific = format!("{x:e}");
+        let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+        let exponent: i32 = exponent.parse().unwrap_or(0);
+        if (-4..16).contains(&exponent) {
+            let positional = format!("{x}");
+            f.write_str(&positional)?;
+            if !positional.contains('.') {
+                f.write_str(".0")?;
+            }
+            Ok(())
+        } else {
+            let sign = if exponent < 0 { '-' } else { '+' };
+            write!(f, "{mantissa}e{sign}{:02}", exponent.unsigned_abs())
+        }
     }
 }
 
@@ -326,6 +339,27 @@ mod tests {
         assert_eq!(v.to_string(), "{'a': [1, 2.0], (True,): None}");
         assert_eq!(Value::Str("it's".into()).to_string(), "\"it's\"");
         assert_eq!(Value::Bytes(b"a\x00'".to_vec()).to_string(), "b'a\\x00\\''");
+    }
+
+    #[test]
+    fn floats_display_as_python_reprs_them() {
+        // Each pair is Python 3.11's own repr of the float.
+        for (x, repr) in [
+            (2.0, "2.0"),
+            (-0.0, "-0.0"),
+            (0.1, "0.1"),
+            (1.5e-5, "1.5e-05"),
+            (0.0001, "0.0001"),
+            (1e-7, "1e-07"),
+            (1e15, "1000000000000000.0"),
+            (1e16, "1e+16"),
+            (1e300, "1e+300"),
+            (123456789012345678.0, "1.2345678901234568e+17"),
+            (-2.5e-300, "-2.5e-300"),
+            (f64::INFINITY, "inf"),
+        ] {
+            assert_eq!(Value::Float(x).to_string(), repr, "{x:e}");
+        }
     }
 
     #[test]
