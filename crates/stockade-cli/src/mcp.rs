@@ -4,6 +4,7 @@
 //! this command's limits, sandbox mode, engine and mounts.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use clap::Args;
 use stockade_mcp::{OptionsFor, ToolServer};
@@ -38,7 +39,13 @@ pub fn mcp(args: McpArgs) -> i32 {
             return exit::CRASHED;
         }
     };
-    match runtime.block_on(stockade_mcp::serve_stdio(ToolServer::new(options_for))) {
+    let server = ToolServer::new(options_for);
+    let served = runtime.block_on(stockade_mcp::serve_stdio(server.clone()));
+    // The client is gone: a call still running ends now (its worker is
+    // killed) instead of keeping this process until its time limit.
+    server.stop_all();
+    runtime.shutdown_timeout(SHUTDOWN);
+    match served {
         Ok(()) => exit::OK,
         Err(err) => {
             eprintln!("stockade: mcp: {err}");
@@ -46,3 +53,6 @@ pub fn mcp(args: McpArgs) -> i32 {
         }
     }
 }
+
+/// How long a call stopped at the client's end has to give its worker up.
+const SHUTDOWN: Duration = Duration::from_secs(5);

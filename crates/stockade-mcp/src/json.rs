@@ -12,8 +12,10 @@ pub fn inputs(object: Map<String, Json>) -> Vec<(String, Value)> {
         .collect()
 }
 
-/// One JSON value as a guest value. Integers beyond i64 stay integers; a
-/// number JSON wrote with a fraction or an exponent is a float.
+/// One JSON value as a guest value. Integers up to u64's range stay
+/// integers (beyond i64, big ones); a number with a fraction or an
+/// exponent is a float, and so is an integer past u64, which the JSON
+/// parser reads as one.
 pub fn value(json: Json) -> Value {
     match json {
         Json::Null => Value::None,

@@ -9,8 +9,10 @@
 //! - `sessions.rs`: a client's sessions, replaced when a limit loses one;
 //! - `outcome.rs`: a run as structured content and as text;
 //! - `json.rs`: a call's `inputs` as guest values;
-//! - `server.rs`: the rmcp handler.
+//! - `server.rs`: the rmcp handler;
+//! - `eof.rs`: ends the calls under way when a stdio client goes.
 
+mod eof;
 mod json;
 mod outcome;
 mod server;
@@ -34,10 +36,13 @@ pub enum McpServeError {
 }
 
 /// Serves one client over this process's stdin and stdout until the
-/// client closes its end; every session ends with it.
+/// client closes its end; every session ends with it, a call under way
+/// at once.
 pub async fn serve_stdio(server: ToolServer) -> Result<(), McpServeError> {
+    let stopper = server.clone();
+    let input = eof::OnEnd::new(tokio::io::stdin(), move || stopper.stop_all());
     let running = server
-        .serve(rmcp::transport::stdio())
+        .serve((input, tokio::io::stdout()))
         .await
         .map_err(|err| McpServeError::Initialize(err.to_string()))?;
     running

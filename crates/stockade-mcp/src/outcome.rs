@@ -4,7 +4,7 @@
 use serde::Serialize;
 use stockade::{Error, Value};
 
-use crate::sessions::Ran;
+use crate::sessions::{Ran, capped};
 
 /// The structured content of `run_python` and `run_javascript`; its schema
 /// is `tools::run_output_schema`.
@@ -12,8 +12,9 @@ use crate::sessions::Ran;
 pub struct RunOutput {
     pub stdout: String,
     pub stderr: String,
-    /// The repr of the code's last expression; absent when it has none
-    /// (None, undefined) or the call failed.
+    /// The repr of the code's last expression (as Python shows it, or as
+    /// Node's `util.inspect` does for JavaScript), cut at 64 KiB; absent
+    /// when it has none (None, undefined) or the call failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub result: Option<String>,
     /// The exception's class when the guest raised (`ValueError`,
@@ -47,6 +48,7 @@ fn error_type(err: &Error) -> String {
         Error::Configuration(_) => "ConfigurationError".into(),
         Error::Conversion(_) => "ConversionError".into(),
         Error::ServerShutdown(_) => "ServerShutdown".into(),
+        Error::Interrupted => "Interrupted".into(),
         _ => "StockadeError".into(),
     }
 }
@@ -60,7 +62,8 @@ impl RunOutput {
         });
         let (result, error_type, error_message, traceback) = match &ran.outcome {
             Ok(Value::None | Value::Undefined) => (None, None, None, None),
-            Ok(value) => (Some(value.to_string()), None, None, None),
+            // Cut as the streams are: it crosses twice (text and structured).
+            Ok(value) => (Some(capped(&value.to_string())), None, None, None),
             Err(err) => {
                 let (message, traceback) = match err {
                     Error::Guest(guest) | Error::Syntax(guest) => (

@@ -13,6 +13,7 @@ use rmcp::{RoleServer, ServerHandler};
 use serde::Deserialize;
 use serde_json::{Map, Value as Json};
 use stockade::Language;
+use tokio_util::sync::CancellationToken;
 
 use crate::outcome::RunOutput;
 use crate::sessions::{OptionsFor, Sessions};
@@ -65,6 +66,11 @@ impl ToolServer {
         }
     }
 
+    /// Ends every call under way: the client is gone.
+    pub fn stop_all(&self) {
+        self.sessions.stop_all();
+    }
+
     fn arguments<T: for<'de> Deserialize<'de>>(
         tool: &str,
         arguments: Option<Map<String, Json>>,
@@ -79,12 +85,24 @@ impl ToolServer {
         language: Language,
         tool: &str,
         arguments: Option<Map<String, Json>>,
+        cancel: CancellationToken,
     ) -> Result<CallToolResult, McpError> {
         let args: RunArgs = Self::arguments(tool, arguments)?;
         let inputs = crate::json::inputs(args.inputs.unwrap_or_default());
         let sessions = Arc::clone(&self.sessions);
-        let ran = tokio::task::spawn_blocking(move || sessions.run(language, &args.code, inputs))
-            .await
+        let mut running =
+            tokio::task::spawn_blocking(move || sessions.run(language, &args.code, inputs));
+        // A cancelled request ends its run (the sandbox is lost, replaced
+        // on the next call) instead of holding the language until its
+        // time limit.
+        let joined = tokio::select! {
+            joined = &mut running => joined,
+            () = cancel.cancelled() => {
+                self.sessions.stop(language);
+                running.await
+            }
+        };
+        let ran = joined
             .map_err(|err| McpError::internal_error(format!("the run failed: {err}"), None))?;
         let output = RunOutput::from_ran(ran);
         let text = output.text();
@@ -149,11 +167,14 @@ impl ServerHandler for ToolServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.as_ref();
         let result = match tools::language_of(name) {
-            Some(language) => self.run(language, name, request.arguments).await?,
+            Some(language) => {
+                self.run(language, name, request.arguments, context.ct)
+                    .await?
+            }
             None if name == RESET => self.reset(request.arguments).await?,
             None => {
                 return Err(McpError::invalid_params(

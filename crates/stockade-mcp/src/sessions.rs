@@ -2,6 +2,7 @@
 //! across calls so the guest's state persists, and replaced on the next
 //! call when a limit or a crash loses one.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use stockade::{Error, Language, PrintStream, Session, SessionOptions, Value};
@@ -19,6 +20,11 @@ pub struct Sessions {
     options: OptionsFor,
     python: Mutex<Slot>,
     javascript: Mutex<Slot>,
+    /// Set to end the language's running call (its worker is killed, the
+    /// session lost): a cancelled request, a reset, the client gone. A
+    /// call clears it as it starts.
+    stop_python: Arc<AtomicBool>,
+    stop_javascript: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for Sessions {
@@ -78,12 +84,21 @@ impl Capped {
     }
 }
 
+/// `text` cut to [`MAX_STREAM_BYTES`] the way a stream is.
+pub(crate) fn capped(text: &str) -> String {
+    let mut capped = Capped::default();
+    capped.push(text);
+    capped.finish()
+}
+
 impl Sessions {
     pub fn new(options: OptionsFor) -> Self {
         Sessions {
             options,
             python: Mutex::new(Slot::default()),
             javascript: Mutex::new(Slot::default()),
+            stop_python: Arc::new(AtomicBool::new(false)),
+            stop_javascript: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -92,6 +107,26 @@ impl Sessions {
             Language::Python => &self.python,
             Language::JavaScript => &self.javascript,
         }
+    }
+
+    fn stop_flag(&self, language: Language) -> &Arc<AtomicBool> {
+        match language {
+            Language::Python => &self.stop_python,
+            Language::JavaScript => &self.stop_javascript,
+        }
+    }
+
+    /// Ends the language's running call, if any, within about 20 ms: its
+    /// worker is killed and the call reports `Interrupted`; the next call
+    /// starts a fresh sandbox. Does not wait.
+    pub fn stop(&self, language: Language) {
+        self.stop_flag(language).store(true, Ordering::SeqCst);
+    }
+
+    /// Ends every running call (the client is gone).
+    pub fn stop_all(&self) {
+        self.stop(Language::Python);
+        self.stop(Language::JavaScript);
     }
 
     /// Runs `code` in the language's session (blocking: call it off the
@@ -103,27 +138,34 @@ impl Sessions {
             .slot(language)
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
+        let stop = Arc::clone(self.stop_flag(language));
+        // A stop asked before this call took the lock was for an earlier call.
+        stop.store(false, Ordering::SeqCst);
         let replaced = if slot.session.is_none() {
             slot.lost.take()
         } else {
             None
         };
-        let session = match slot.session.take() {
+        let mut session = match slot.session.take() {
             Some(session) => session,
             None => match Session::new((self.options)(language)) {
-                Ok(session) => session,
+                Ok(mut session) => {
+                    session.set_interrupt(move || stop.load(Ordering::SeqCst));
+                    session
+                }
                 Err(err) => {
+                    // Nothing ran: the next call still has the news to tell.
+                    slot.lost = replaced;
                     return Ran {
                         stdout: String::new(),
                         stderr: String::new(),
                         outcome: Err(err),
-                        replaced,
-                        lost: false,
+                        replaced: None,
+                        lost: true,
                     };
                 }
             },
         };
-        let mut session = session;
         let out = Arc::new(Mutex::new((Capped::default(), Capped::default())));
         let sink = Arc::clone(&out);
         session.on_print(move |stream, text| {
@@ -174,6 +216,9 @@ impl Sessions {
     pub fn reset(&self, languages: &[Language]) -> Vec<Language> {
         let mut ended = Vec::new();
         for &language in languages {
+            // A call under way ends now rather than holding the lock until
+            // its time limit.
+            self.stop(language);
             let mut slot = self
                 .slot(language)
                 .lock()

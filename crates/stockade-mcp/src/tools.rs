@@ -125,7 +125,10 @@ fn world(options: &SessionOptions) -> String {
         limits.push(format!("{} of memory", bytes(memory)));
     }
     if let Some(total) = options.limits.max_duration {
-        limits.push(format!("{} of execution in all", seconds(total)));
+        limits.push(format!(
+            "{} of execution per sandbox (spent, it is replaced)",
+            seconds(total)
+        ));
     }
     parts.push(format!("Limits: {}.", limits.join(", ")));
     parts.join(" ")
