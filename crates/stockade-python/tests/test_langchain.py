@@ -49,3 +49,21 @@ def test_langchain_tool_refuses_an_unknown_language_and_bad_input():
     with pytest.raises(Exception, match="code"):
         tool.invoke({"source": "1"})
     tool.close()
+
+
+def test_langchain_tool_batch_calls_share_one_sandbox(python_tool):
+    python_tool.batch([{"code": f"v{i} = {i}"} for i in range(4)])
+    assert python_tool.invoke({"code": "sorted(k for k in globals() if k.startswith('v'))"}) == \
+        "result: ['v0', 'v1', 'v2', 'v3']"
+
+
+def test_langchain_tool_replaces_a_sandbox_whose_max_duration_is_spent():
+    import stockade
+
+    tool = StockadeTool(sandbox_options={"limits": stockade.Limits(max_duration=0.5)})
+    try:
+        spent = tool.invoke({"code": "while True:\n    pass"})
+        assert "error: TimeLimit" in spent and "fresh one" in spent
+        assert tool.invoke({"code": "6 * 7"}).endswith("result: 42")
+    finally:
+        tool.close()

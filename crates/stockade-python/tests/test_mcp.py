@@ -143,3 +143,44 @@ def test_mcp_a_spent_max_duration_is_replaced_like_a_lost_sandbox():
     assert spent.structured_content["error_type"] == "TimeLimitError"
     assert spent.structured_content["state_kept"] is False
     assert after.structured_content["result"] == "42" and "fresh" in after.structured_content["note"]
+
+
+def test_mcp_reset_ends_a_call_under_way_at_once():
+    async def work(session):
+        stuck = asyncio.create_task(session.call_tool("run_python", {"code": "while True:\n    pass"}))
+        await asyncio.sleep(1)
+        # Without the interrupt, both would wait for the 600 s time limit;
+        # wait_for only guards against that hang.
+        reset = await asyncio.wait_for(session.call_tool("reset", {"language": "python"}), 60)
+        ended = await asyncio.wait_for(stuck, 60)
+        after = await session.call_tool("run_python", {"code": "1 + 1"})
+        return reset, ended, after
+
+    reset, ended, after = with_client(work, "--timeout", "600")
+    assert not reset.is_error
+    assert ended.structured_content["error_type"] == "Interrupted"
+    assert after.structured_content["result"] == "2"
+
+
+def test_mcp_the_server_ends_with_its_client_even_mid_call():
+    import json
+    import subprocess
+
+    server = subprocess.Popen([STOCKADE, "mcp", "--timeout", "600"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "test", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "run_python", "arguments": {"code": "while True:\n    pass"}}},
+    ]
+    for message in messages:
+        server.stdin.write((json.dumps(message) + "\n").encode())
+    server.stdin.flush()
+    assert json.loads(server.stdout.readline())["id"] == 1
+    server.stdin.close()
+    # Without the interrupt the process would live out the 600 s limit;
+    # the timeout only guards against that hang.
+    assert server.wait(timeout=60) == 0

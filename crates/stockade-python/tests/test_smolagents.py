@@ -85,3 +85,13 @@ def test_smolagents_the_executor_keeps_agent_variables_and_outlives_a_lost_sandb
         assert after.output == 7 and "replaced" in after.logs
     finally:
         executor.cleanup()
+
+
+def test_smolagents_the_first_final_answer_of_a_step_stands():
+    executor = StockadeExecutor()
+    try:
+        executor.send_tools({"final_answer": lambda answer: answer})
+        out = executor("try:\n    final_answer(1)\nexcept Exception:\n    pass\nfinal_answer(2)")
+        assert out.is_final_answer and out.output == 1
+    finally:
+        executor.cleanup()

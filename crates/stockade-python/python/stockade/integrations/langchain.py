@@ -15,6 +15,7 @@ for the model to read, never as exceptions. `close()` ends the worker.
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Dict, Optional
 
 from langchain_core.tools import BaseTool
@@ -54,6 +55,10 @@ class StockadeTool(BaseTool):
 
     _sandbox: Optional[stockade.Sandbox] = PrivateAttr(default=None)
     _lost: bool = PrivateAttr(default=False)
+    # A spent max_duration leaves the sandbox refusing every run.
+    _spent: bool = PrivateAttr(default=False)
+    # One call at a time: `batch` and parallel tool calls share the sandbox.
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     def __init__(self, language: str = "python", **fields: Any) -> None:
         if language not in _DESCRIPTIONS:
@@ -63,15 +68,20 @@ class StockadeTool(BaseTool):
         super().__init__(language=language, **fields)
 
     def _live_sandbox(self) -> stockade.Sandbox:
-        if self._sandbox is not None and self._sandbox.lost:
+        if self._sandbox is not None and (self._sandbox.lost or self._spent):
             self._sandbox.close()
             self._sandbox = None
             self._lost = True
+            self._spent = False
         if self._sandbox is None:
             self._sandbox = stockade.Sandbox(self.language, **self.sandbox_options)
         return self._sandbox
 
     def _run(self, code: str, **_: Any) -> str:
+        with self._lock:
+            return self._run_locked(code)
+
+    def _run_locked(self, code: str) -> str:
         sandbox = self._live_sandbox()
         parts = []
         if self._lost:
@@ -87,7 +97,8 @@ class StockadeTool(BaseTool):
             parts.append(f"result: {result.result!r}")
         if not result.ok:
             parts.append(f"error: {result.error_type}: {result.error}")
-            if sandbox.lost:
+            self._spent = result.error_type == "TimeLimit"
+            if sandbox.lost or self._spent:
                 parts.append("The sandbox was lost with this call; the next call starts a fresh one.")
         return "\n\n".join(parts) if parts else "(no output and no result)"
 
@@ -97,7 +108,9 @@ class StockadeTool(BaseTool):
 
     def close(self) -> None:
         """Ends the sandbox's worker."""
-        if self._sandbox is not None:
-            self._sandbox.close()
-            self._sandbox = None
-        self._lost = False
+        with self._lock:
+            if self._sandbox is not None:
+                self._sandbox.close()
+                self._sandbox = None
+            self._lost = False
+            self._spent = False

@@ -50,12 +50,15 @@ class StockadeExecutor(PythonExecutor):
         self._variables: Dict[str, Any] = {}
         self._answer: Optional[tuple] = None
         self._replaced = False
+        # A spent max_duration leaves the sandbox refusing every run.
+        self._spent = False
 
     def _live_sandbox(self) -> stockade.Sandbox:
-        if self._sandbox is not None and self._sandbox.lost:
+        if self._sandbox is not None and (self._sandbox.lost or self._spent):
             self._sandbox.close()
             self._sandbox = None
             self._replaced = True
+            self._spent = False
         if self._sandbox is None:
             sandbox = stockade.Sandbox("python", **self._options)
             for name, function in self._tools.items():
@@ -90,7 +93,9 @@ class StockadeExecutor(PythonExecutor):
             self._bind_variables(variables)
 
     def _final_answer(self, answer: Any = None, *args: Any, **kwargs: Any) -> Any:
-        self._answer = (answer,)
+        # The first answer of a step stands, whatever the guest does after.
+        if self._answer is None:
+            self._answer = (answer,)
         # Stops the guest's code here; the answer is kept on this side, so
         # a guest that catches the exception still ends the run with it.
         raise _FinalAnswer("final_answer was called")
@@ -108,7 +113,8 @@ class StockadeExecutor(PythonExecutor):
             return CodeOutput(output=self._answer[0], logs=logs, is_final_answer=True)
         if not result.ok:
             detail = result.error or ""
-            lost = _LOST if sandbox.lost else ""
+            self._spent = result.error_type == "TimeLimit"
+            lost = _LOST if sandbox.lost or self._spent else ""
             printed = f"Printed before the error:\n{logs}\n" if logs else ""
             raise SandboxExecutionError(
                 f"{printed}Code execution failed: {result.error_type}: {detail}\n{lost}".rstrip())
