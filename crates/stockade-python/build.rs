@@ -37,6 +37,11 @@ fn main() -> Result<(), String> {
     let from = match std::env::var_os(PREBUILT_ENV) {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
         _ if std::env::var_os("PYO3_BUILD_EXTENSION_MODULE").is_some() => {
+            // The nested builds decide what changed; cargo reruns this
+            // script only when something it was told of changes.
+            for input in ["crates", "third_party", "Cargo.lock"] {
+                println!("cargo:rerun-if-changed={}", workspace.join(input).display());
+            }
             let target = workspace.join("target/python-bin");
             let mut done: Vec<&[&str]> = Vec::new();
             for (_, build_args) in PACKAGED {
@@ -80,10 +85,12 @@ fn build(workspace: &Path, target: &Path, args: &[&str]) -> Result<(), String> {
         .arg("--target-dir")
         .arg(target);
     // The outer build's settings (features, flags for the extension) are
-    // not the binaries'.
+    // not the binaries'; how cargo reaches its registries is.
+    const KEPT: &[&str] = &["CARGO_HOME", "CARGO_NET_", "CARGO_HTTP_", "CARGO_REGISTR"];
     for (key, _) in std::env::vars_os() {
         let key = key.to_string_lossy().into_owned();
-        if key.starts_with("CARGO_") && key != "CARGO_HOME" || key == "RUSTFLAGS" {
+        let kept = KEPT.iter().any(|prefix| key.starts_with(prefix));
+        if key.starts_with("CARGO_") && !kept || key == "RUSTFLAGS" {
             command.env_remove(key);
         }
     }
