@@ -33,11 +33,17 @@ fn named_tests(section: &str) -> Vec<&str> {
         .collect()
 }
 
-fn check(doc_name: &str, section: impl Fn(&str) -> &str, at_least: usize) {
+/// `docs/doc_name`, and every Rust and Python source under `crates/`.
+fn doc_and_sources(doc_name: &str) -> (String, String) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let doc = std::fs::read_to_string(root.join("docs").join(doc_name)).unwrap();
     let mut sources = String::new();
     rust_sources(&root.join("crates"), &mut sources);
+    (doc, sources)
+}
+
+fn check(doc_name: &str, section: impl Fn(&str) -> &str, at_least: usize) {
+    let (doc, sources) = doc_and_sources(doc_name);
     let named = named_tests(section(&doc));
     assert!(
         named.len() >= at_least,
@@ -190,10 +196,7 @@ fn every_test_named_in_node_md_exists() {
 /// Every `test_...` name in backticks anywhere in `doc_name` (prose, not
 /// a table) is a pytest test.
 fn check_pytest_names_in_prose(doc_name: &str, at_least: usize) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let doc = std::fs::read_to_string(root.join("docs").join(doc_name)).unwrap();
-    let mut sources = String::new();
-    rust_sources(&root.join("crates"), &mut sources);
+    let (doc, sources) = doc_and_sources(doc_name);
     let named: Vec<&str> = doc
         .split('`')
         .skip(1)

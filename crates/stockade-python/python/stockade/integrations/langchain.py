@@ -16,12 +16,14 @@ for the model to read, never as exceptions. `close()` ends the worker.
 from __future__ import annotations
 
 import threading
-from typing import Any, Dict, Optional
+from typing import Any, Dict
 
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 import stockade
+
+from ._keeper import SandboxKeeper
 
 __all__ = ["StockadeTool", "CodeInput"]
 
@@ -53,10 +55,7 @@ class StockadeTool(BaseTool):
     language: str = "python"
     sandbox_options: Dict[str, Any] = Field(default_factory=dict)
 
-    _sandbox: Optional[stockade.Sandbox] = PrivateAttr(default=None)
-    _lost: bool = PrivateAttr(default=False)
-    # A spent max_duration leaves the sandbox refusing every run.
-    _spent: bool = PrivateAttr(default=False)
+    _keeper: SandboxKeeper = PrivateAttr()
     # One call at a time: `batch` and parallel tool calls share the sandbox.
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
@@ -66,29 +65,20 @@ class StockadeTool(BaseTool):
         fields.setdefault("name", f"run_{language}")
         fields.setdefault("description", _DESCRIPTIONS[language])
         super().__init__(language=language, **fields)
-
-    def _live_sandbox(self) -> stockade.Sandbox:
-        if self._sandbox is not None and (self._sandbox.lost or self._spent):
-            self._sandbox.close()
-            self._sandbox = None
-            self._lost = True
-            self._spent = False
-        if self._sandbox is None:
-            self._sandbox = stockade.Sandbox(self.language, **self.sandbox_options)
-        return self._sandbox
+        self._keeper = SandboxKeeper(lambda: stockade.Sandbox(self.language, **self.sandbox_options))
 
     def _run(self, code: str, **_: Any) -> str:
         with self._lock:
             return self._run_locked(code)
 
     def _run_locked(self, code: str) -> str:
-        sandbox = self._live_sandbox()
+        sandbox, replaced = self._keeper.get()
         parts = []
-        if self._lost:
+        if replaced:
             parts.append("Note: the previous sandbox was lost; this ran in a fresh one, so earlier "
                          "variables are gone.")
-            self._lost = False
         result = sandbox.execute(code)
+        gone = self._keeper.ran(result)
         if result.stdout:
             parts.append("stdout:\n" + result.stdout.rstrip("\n"))
         if result.stderr:
@@ -97,8 +87,7 @@ class StockadeTool(BaseTool):
             parts.append(f"result: {result.result!r}")
         if not result.ok:
             parts.append(f"error: {result.error_type}: {result.error}")
-            self._spent = result.error_type == "TimeLimit"
-            if sandbox.lost or self._spent:
+            if gone:
                 parts.append("The sandbox was lost with this call; the next call starts a fresh one.")
         return "\n\n".join(parts) if parts else "(no output and no result)"
 
@@ -109,8 +98,4 @@ class StockadeTool(BaseTool):
     def close(self) -> None:
         """Ends the sandbox's worker."""
         with self._lock:
-            if self._sandbox is not None:
-                self._sandbox.close()
-                self._sandbox = None
-            self._lost = False
-            self._spent = False
+            self._keeper.close()

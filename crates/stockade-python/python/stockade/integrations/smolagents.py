@@ -23,6 +23,8 @@ from smolagents.local_python_executor import CodeOutput, PythonExecutor
 
 import stockade
 
+from ._keeper import SandboxKeeper
+
 __all__ = ["StockadeExecutor", "SandboxExecutionError"]
 
 _LOST = "The sandbox was lost with this step and replaced: variables from earlier steps are gone."
@@ -45,36 +47,17 @@ class StockadeExecutor(PythonExecutor):
 
     def __init__(self, **sandbox_options: Any) -> None:
         self._options = sandbox_options
-        self._sandbox: Optional[stockade.Sandbox] = None
+        self._keeper = SandboxKeeper(self._new_sandbox)
         self._tools: Dict[str, Callable[..., Any]] = {}
         self._variables: Dict[str, Any] = {}
         self._answer: Optional[tuple] = None
-        self._replaced = False
-        # A spent max_duration leaves the sandbox refusing every run.
-        self._spent = False
 
-    def _live_sandbox(self) -> stockade.Sandbox:
-        if self._sandbox is not None and (self._sandbox.lost or self._spent):
-            self._sandbox.close()
-            self._sandbox = None
-            self._replaced = True
-            self._spent = False
-        if self._sandbox is None:
-            sandbox = stockade.Sandbox("python", **self._options)
-            for name, function in self._tools.items():
-                sandbox.bind_function(name, function)
-            self._sandbox = sandbox
-            self._bind_variables(self._variables)
-        return self._sandbox
-
-    def _bind_variables(self, variables: Dict[str, Any]) -> None:
-        assert self._sandbox is not None
-        for name, value in variables.items():
-            try:
-                self._sandbox.run("None", inputs={name: value})
-            except stockade.StockadeError as error:
-                warnings.warn(f"stockade: the agent's variable {name!r} cannot enter the sandbox: {error}",
-                              stacklevel=2)
+    def _new_sandbox(self) -> stockade.Sandbox:
+        sandbox = stockade.Sandbox("python", **self._options)
+        for name, function in self._tools.items():
+            sandbox.bind_function(name, function)
+        _bind_variables(sandbox, self._variables)
+        return sandbox
 
     def send_tools(self, tools: Dict[str, Any]) -> None:
         self._tools = {}
@@ -83,14 +66,14 @@ class StockadeExecutor(PythonExecutor):
                 self._tools[name] = self._final_answer
             else:
                 self._tools[name] = tool
-        if self._sandbox is not None:
+        if self._keeper.sandbox is not None:
             for name, function in self._tools.items():
-                self._sandbox.bind_function(name, function)
+                self._keeper.sandbox.bind_function(name, function)
 
     def send_variables(self, variables: Dict[str, Any]) -> None:
         self._variables.update(variables)
-        if self._sandbox is not None:
-            self._bind_variables(variables)
+        if self._keeper.sandbox is not None:
+            _bind_variables(self._keeper.sandbox, variables)
 
     def _final_answer(self, answer: Any = None, *args: Any, **kwargs: Any) -> Any:
         # The first answer of a step stands, whatever the guest does after.
@@ -101,26 +84,30 @@ class StockadeExecutor(PythonExecutor):
         raise _FinalAnswer("final_answer was called")
 
     def __call__(self, code_action: str) -> CodeOutput:
-        sandbox = self._live_sandbox()
-        note = ""
-        if self._replaced:
-            note = "Note: the sandbox was replaced after the last step lost it; earlier variables are gone.\n"
-            self._replaced = False
+        sandbox, replaced = self._keeper.get()
+        note = ("Note: the sandbox was replaced after the last step lost it; earlier variables "
+                "are gone.\n") if replaced else ""
         self._answer = None
         result = sandbox.execute(code_action)
         logs = note + result.stdout + result.stderr
+        gone = self._keeper.ran(result)
         if self._answer is not None:
             return CodeOutput(output=self._answer[0], logs=logs, is_final_answer=True)
         if not result.ok:
-            detail = result.error or ""
-            self._spent = result.error_type == "TimeLimit"
-            lost = _LOST if sandbox.lost or self._spent else ""
             printed = f"Printed before the error:\n{logs}\n" if logs else ""
             raise SandboxExecutionError(
-                f"{printed}Code execution failed: {result.error_type}: {detail}\n{lost}".rstrip())
+                f"{printed}Code execution failed: {result.error_type}: {result.error or ''}\n"
+                f"{_LOST if gone else ''}".rstrip())
         return CodeOutput(output=result.result, logs=logs, is_final_answer=False)
 
     def cleanup(self) -> None:
-        if self._sandbox is not None:
-            self._sandbox.close()
-            self._sandbox = None
+        self._keeper.close()
+
+
+def _bind_variables(sandbox: stockade.Sandbox, variables: Dict[str, Any]) -> None:
+    for name, value in variables.items():
+        try:
+            sandbox.run("None", inputs={name: value})
+        except stockade.StockadeError as error:
+            warnings.warn(f"stockade: the agent's variable {name!r} cannot enter the sandbox: {error}",
+                          stacklevel=3)
