@@ -44,7 +44,11 @@ fn doc_and_sources(doc_name: &str) -> (String, String) {
 
 fn check(doc_name: &str, section: impl Fn(&str) -> &str, at_least: usize) {
     let (doc, sources) = doc_and_sources(doc_name);
-    let named = named_tests(section(&doc));
+    assert_tests_exist(doc_name, &named_tests(section(&doc)), at_least, &sources);
+}
+
+/// At least `at_least` names, each a Rust `fn` or a pytest `def`.
+fn assert_tests_exist(doc_name: &str, named: &[&str], at_least: usize, sources: &str) {
     assert!(
         named.len() >= at_least,
         "found only {} test names in {doc_name}",
@@ -203,17 +207,7 @@ fn check_pytest_names_in_prose(doc_name: &str, at_least: usize) {
         .step_by(2)
         .filter(|word| word.starts_with("test_") && !word.contains(' '))
         .collect();
-    assert!(
-        named.len() >= at_least,
-        "found only {} test names in {doc_name}",
-        named.len()
-    );
-    for name in named {
-        assert!(
-            sources.contains(&format!("def {name}(")),
-            "docs/{doc_name} names {name}, which is not a test"
-        );
-    }
+    assert_tests_exist(doc_name, &named, at_least, &sources);
 }
 
 #[test]
