@@ -2,6 +2,7 @@
 //! one client's sessions. One handler serves one client connection.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
@@ -90,15 +91,17 @@ impl ToolServer {
         let args: RunArgs = Self::arguments(tool, arguments)?;
         let inputs = crate::json::inputs(args.inputs.unwrap_or_default());
         let sessions = Arc::clone(&self.sessions);
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&cancelled);
         let mut running =
-            tokio::task::spawn_blocking(move || sessions.run(language, &args.code, inputs));
+            tokio::task::spawn_blocking(move || sessions.run(language, &args.code, inputs, flag));
         // A cancelled request ends its run (the sandbox is lost, replaced
-        // on the next call) instead of holding the language until its
-        // time limit.
+        // on the next call), or never starts it, instead of holding the
+        // language until its time limit.
         let joined = tokio::select! {
             joined = &mut running => joined,
             () = cancel.cancelled() => {
-                self.sessions.stop(language);
+                cancelled.store(true, Ordering::SeqCst);
                 running.await
             }
         };

@@ -21,10 +21,15 @@ pub struct Sessions {
     python: Mutex<Slot>,
     javascript: Mutex<Slot>,
     /// Set to end the language's running call (its worker is killed, the
-    /// session lost): a cancelled request, a reset, the client gone. A
-    /// call clears it as it starts.
+    /// session lost): a reset, the client gone. A call clears it as it
+    /// starts.
     stop_python: Arc<AtomicBool>,
     stop_javascript: Arc<AtomicBool>,
+    /// The cancel flag of the call the language's session runs now, which
+    /// its interrupt check reads: a request cancelled while it waits for
+    /// the lock must not end the call ahead of it.
+    current_python: Arc<Mutex<Arc<AtomicBool>>>,
+    current_javascript: Arc<Mutex<Arc<AtomicBool>>>,
 }
 
 impl std::fmt::Debug for Sessions {
@@ -99,6 +104,8 @@ impl Sessions {
             javascript: Mutex::new(Slot::default()),
             stop_python: Arc::new(AtomicBool::new(false)),
             stop_javascript: Arc::new(AtomicBool::new(false)),
+            current_python: Arc::default(),
+            current_javascript: Arc::default(),
         }
     }
 
@@ -113,6 +120,13 @@ impl Sessions {
         match language {
             Language::Python => &self.stop_python,
             Language::JavaScript => &self.stop_javascript,
+        }
+    }
+
+    fn current_call(&self, language: Language) -> &Arc<Mutex<Arc<AtomicBool>>> {
+        match language {
+            Language::Python => &self.current_python,
+            Language::JavaScript => &self.current_javascript,
         }
     }
 
@@ -131,7 +145,15 @@ impl Sessions {
 
     /// Runs `code` in the language's session (blocking: call it off the
     /// async runtime's threads). Calls of one language wait for each other.
-    pub fn run(&self, language: Language, code: &str, inputs: Vec<(String, Value)>) -> Ran {
+    /// Setting `cancel` ends this call: before it starts, it does not run;
+    /// while it runs, its worker is killed, as [`Sessions::stop`] does.
+    pub fn run(
+        &self,
+        language: Language,
+        code: &str,
+        inputs: Vec<(String, Value)>,
+        cancel: Arc<AtomicBool>,
+    ) -> Ran {
         // A panic while the lock was held left at worst a session in an
         // unknown state; the slot's own checks below still hold.
         let mut slot = self
@@ -141,6 +163,17 @@ impl Sessions {
         let stop = Arc::clone(self.stop_flag(language));
         // A stop asked before this call took the lock was for an earlier call.
         stop.store(false, Ordering::SeqCst);
+        if cancel.load(Ordering::SeqCst) {
+            return Ran {
+                stdout: String::new(),
+                stderr: String::new(),
+                outcome: Err(Error::Interrupted),
+                replaced: None,
+                lost: false,
+            };
+        }
+        let current = Arc::clone(self.current_call(language));
+        *current.lock().unwrap_or_else(PoisonError::into_inner) = cancel;
         let replaced = if slot.session.is_none() {
             slot.lost.take()
         } else {
@@ -150,7 +183,13 @@ impl Sessions {
             Some(session) => session,
             None => match Session::new((self.options)(language)) {
                 Ok(mut session) => {
-                    session.set_interrupt(move || stop.load(Ordering::SeqCst));
+                    session.set_interrupt(move || {
+                        stop.load(Ordering::SeqCst)
+                            || current
+                                .lock()
+                                .unwrap_or_else(PoisonError::into_inner)
+                                .load(Ordering::SeqCst)
+                    });
                     session
                 }
                 Err(err) => {

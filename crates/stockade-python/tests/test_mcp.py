@@ -184,3 +184,27 @@ def test_mcp_the_server_ends_with_its_client_even_mid_call():
     # Without the interrupt the process would live out the 600 s limit;
     # the timeout only guards against that hang.
     assert server.wait(timeout=60) == 0
+
+
+def test_mcp_a_cancelled_request_ends_its_own_call_and_no_other():
+    async def work(session):
+        ahead = asyncio.create_task(session.call_tool(
+            "run_python", {"code": "import time\ntime.sleep(2)\n'ahead done'"}))
+        await asyncio.sleep(0.3)
+        # Queued behind `ahead`, then abandoned: the client sends
+        # notifications/cancelled when its read timeout passes.
+        with pytest.raises(Exception):
+            await session.call_tool("run_python", {"code": "'queued ran'"}, read_timeout_seconds=0.5)
+        ahead_result = await asyncio.wait_for(ahead, 60)
+        # A running call, abandoned: its worker is killed, the next call
+        # starts afresh (the 600 s limit would otherwise hold the language).
+        with pytest.raises(Exception):
+            await session.call_tool("run_python", {"code": "while True:\n    pass"},
+                                    read_timeout_seconds=1)
+        after = await asyncio.wait_for(session.call_tool("run_python", {"code": "2 + 3"}), 60)
+        return ahead_result, after
+
+    ahead_result, after = with_client(work, "--timeout", "600")
+    assert ahead_result.structured_content["result"] == "'ahead done'"
+    assert after.structured_content["result"] == "5"
+    assert "fresh" in after.structured_content["note"]
