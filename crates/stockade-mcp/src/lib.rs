@@ -2,7 +2,8 @@
 //! `run_javascript` and `reset` over sandboxed sessions, one per language
 //! for each client connection, so that a guest's state persists from call
 //! to call the way an agent expects. `stockade mcp` serves them over stdio
-//! ([`serve_stdio`]); the handler ([`ToolServer`]) is transport-agnostic.
+//! ([`serve_stdio`]), `stockade serve` over streamable HTTP ([`HttpTools`]);
+//! the handler ([`ToolServer`]) is transport-agnostic.
 //!
 //! - `tools.rs`: the tools' schemas, and descriptions that tell a model
 //!   what the sandbox has;
@@ -10,8 +11,12 @@
 //! - `outcome.rs`: a run as structured content and as text;
 //! - `json.rs`: a call's `inputs` as guest values;
 //! - `server.rs`: the rmcp handler;
+//! - `admission.rs`: lets a server bound the sandboxes clients start;
+//! - `endpoint.rs`: the streamable HTTP endpoint;
 //! - `eof.rs`: ends the calls under way when a stdio client goes.
 
+mod admission;
+mod endpoint;
 mod eof;
 mod json;
 mod outcome;
@@ -19,6 +24,8 @@ mod server;
 mod sessions;
 mod tools;
 
+pub use admission::{Admission, Caller, Held};
+pub use endpoint::{HttpOptions, HttpTools};
 pub use server::ToolServer;
 pub use sessions::{MAX_STREAM_BYTES, OptionsFor};
 

@@ -48,6 +48,7 @@ fn error_type(err: &Error) -> String {
         Error::Configuration(_) => "ConfigurationError".into(),
         Error::Conversion(_) => "ConversionError".into(),
         Error::ServerShutdown(_) => "ServerShutdown".into(),
+        Error::OverCapacity(_) => "OverCapacity".into(),
         Error::Interrupted => "Interrupted".into(),
         _ => "StockadeError".into(),
     }

@@ -1,13 +1,15 @@
 //! The MCP server handler: lists the tools and answers their calls over
 //! one client's sessions. One handler serves one client connection.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Extensions,
+    Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
@@ -16,6 +18,7 @@ use serde_json::{Map, Value as Json};
 use stockade::Language;
 use tokio_util::sync::CancellationToken;
 
+use crate::admission::{Admission, Caller};
 use crate::outcome::RunOutput;
 use crate::sessions::{OptionsFor, Sessions};
 use crate::tools::{self, RESET};
@@ -43,6 +46,10 @@ struct ResetArgs {
 pub struct ToolServer {
     sessions: Arc<Sessions>,
     tools: Arc<Vec<Tool>>,
+    options_for: OptionsFor,
+    admission: Option<Arc<dyn Admission>>,
+    /// The protocol versions offered; None: every one rmcp knows.
+    versions: Option<&'static [ProtocolVersion]>,
 }
 
 impl std::fmt::Debug for ToolServer {
@@ -50,6 +57,14 @@ impl std::fmt::Debug for ToolServer {
         f.debug_struct("ToolServer").finish_non_exhaustive()
     }
 }
+
+/// The versions that open with `initialize`, oldest first.
+const HANDSHAKE_VERSIONS: &[ProtocolVersion] = &[
+    ProtocolVersion::V_2024_11_05,
+    ProtocolVersion::V_2025_03_26,
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_11_25,
+];
 
 const INSTRUCTIONS: &str = "Runs code in sandboxes that keep their state between calls: `run_python` and `run_javascript` each have one sandbox for this connection; `reset` starts a language afresh. The sandboxes have no network and see no host files but those the tool descriptions name.";
 
@@ -62,8 +77,44 @@ impl ToolServer {
             &options_for(Language::JavaScript),
         );
         ToolServer {
-            sessions: Arc::new(Sessions::new(options_for)),
+            sessions: Arc::new(Sessions::new(Arc::clone(&options_for), None)),
             tools: Arc::new(tools),
+            options_for,
+            admission: None,
+            versions: None,
+        }
+    }
+
+    /// This handler, its sandboxes admitted by `admission` before they
+    /// start.
+    pub fn with_admission(mut self, admission: Arc<dyn Admission>) -> Self {
+        self.admission = Some(admission);
+        self.for_another_client()
+    }
+
+    /// This handler, offering only the protocol versions that open a
+    /// connection with `initialize`. From 2026-07-28 on, MCP over HTTP
+    /// has no sessions: each request would meet a handler of its own and
+    /// the guest's state would not persist from call to call. A client
+    /// that speaks both falls back to the handshake and keeps its state.
+    pub fn handshake_versions_only(mut self) -> Self {
+        self.versions = Some(HANDSHAKE_VERSIONS);
+        self
+    }
+
+    /// A handler for another client: the same tools, options and
+    /// admission (the descriptions are not worked out again), and
+    /// sessions of its own.
+    pub fn for_another_client(&self) -> Self {
+        ToolServer {
+            sessions: Arc::new(Sessions::new(
+                Arc::clone(&self.options_for),
+                self.admission.clone(),
+            )),
+            tools: Arc::clone(&self.tools),
+            options_for: Arc::clone(&self.options_for),
+            admission: self.admission.clone(),
+            versions: self.versions,
         }
     }
 
@@ -87,14 +138,21 @@ impl ToolServer {
         tool: &str,
         arguments: Option<Map<String, Json>>,
         cancel: CancellationToken,
+        request: &Extensions,
     ) -> Result<CallToolResult, McpError> {
         let args: RunArgs = Self::arguments(tool, arguments)?;
+        let caller = Caller {
+            http: request
+                .get::<http::request::Parts>()
+                .map(|parts| parts.extensions.clone()),
+        };
         let inputs = crate::json::inputs(args.inputs.unwrap_or_default());
         let sessions = Arc::clone(&self.sessions);
         let cancelled = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&cancelled);
-        let mut running =
-            tokio::task::spawn_blocking(move || sessions.run(language, &args.code, inputs, flag));
+        let mut running = tokio::task::spawn_blocking(move || {
+            sessions.run(language, &args.code, inputs, flag, &caller)
+        });
         // A cancelled request ends its run (the sandbox is lost, replaced
         // on the next call), or never starts it, instead of holding the
         // language until its time limit.
@@ -163,6 +221,10 @@ impl ServerHandler for ToolServer {
         Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
     }
 
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(self.versions.unwrap_or(ProtocolVersion::KNOWN_VERSIONS))
+    }
+
     fn get_tool(&self, name: &str) -> Option<Tool> {
         self.tools.iter().find(|tool| tool.name == name).cloned()
     }
@@ -175,8 +237,14 @@ impl ServerHandler for ToolServer {
         let name = request.name.as_ref();
         let result = match tools::language_of(name) {
             Some(language) => {
-                self.run(language, name, request.arguments, context.ct)
-                    .await?
+                self.run(
+                    language,
+                    name,
+                    request.arguments,
+                    context.ct,
+                    &context.extensions,
+                )
+                .await?
             }
             None if name == RESET => self.reset(request.arguments).await?,
             None => {
@@ -189,5 +257,20 @@ impl ServerHandler for ToolServer {
             }
         };
         Ok(result.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_handshake_versions_are_the_known_versions_that_initialize() {
+        let known: Vec<ProtocolVersion> = ProtocolVersion::KNOWN_VERSIONS
+            .iter()
+            .filter(|version| version.has_initialize())
+            .cloned()
+            .collect();
+        assert_eq!(HANDSHAKE_VERSIONS, known.as_slice());
     }
 }

@@ -7,6 +7,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use stockade::{Error, Language, PrintStream, Session, SessionOptions, Value};
 
+use crate::admission::{Admission, Caller, Held};
+
 /// Bytes of stdout, and of stderr, one call returns; the rest is cut with
 /// a note of how much (the session's `max_output_bytes` still bounds what
 /// the guest may print at all).
@@ -18,6 +20,8 @@ pub type OptionsFor = Arc<dyn Fn(Language) -> SessionOptions + Send + Sync>;
 /// A client's sessions.
 pub struct Sessions {
     options: OptionsFor,
+    /// Asked before a sandbox starts; None admits every one.
+    admission: Option<Arc<dyn Admission>>,
     python: Mutex<Slot>,
     javascript: Mutex<Slot>,
     /// Set to end the language's running call (its worker is killed, the
@@ -41,8 +45,24 @@ impl std::fmt::Debug for Sessions {
 #[derive(Default)]
 struct Slot {
     session: Option<Session>,
+    /// What the admission gave for `session`, held as long as it lives.
+    held: Option<Held>,
     /// Why the last session was lost, told by the next call.
     lost: Option<String>,
+}
+
+impl Slot {
+    /// Ends the session and gives its place back.
+    fn end(&mut self) -> bool {
+        self.held = None;
+        match self.session.take() {
+            Some(session) => {
+                session.close();
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 /// What one call did.
@@ -97,9 +117,10 @@ pub(crate) fn capped(text: &str) -> String {
 }
 
 impl Sessions {
-    pub fn new(options: OptionsFor) -> Self {
+    pub fn new(options: OptionsFor, admission: Option<Arc<dyn Admission>>) -> Self {
         Sessions {
             options,
+            admission,
             python: Mutex::new(Slot::default()),
             javascript: Mutex::new(Slot::default()),
             stop_python: Arc::new(AtomicBool::new(false)),
@@ -147,12 +168,14 @@ impl Sessions {
     /// async runtime's threads). Calls of one language wait for each other.
     /// Setting `cancel` ends this call: before it starts, it does not run;
     /// while it runs, its worker is killed, as [`Sessions::stop`] does.
+    /// `caller` is who asked, for the admission of a sandbox it starts.
     pub fn run(
         &self,
         language: Language,
         code: &str,
         inputs: Vec<(String, Value)>,
         cancel: Arc<AtomicBool>,
+        caller: &Caller,
     ) -> Ran {
         // A panic while the lock was held left at worst a session in an
         // unknown state; the slot's own checks below still hold.
@@ -179,6 +202,25 @@ impl Sessions {
         } else {
             None
         };
+        if slot.session.is_none() {
+            slot.held = None;
+            if let Some(admission) = &self.admission {
+                match admission.admit(caller) {
+                    Ok(held) => slot.held = Some(held),
+                    Err(why) => {
+                        // Nothing ran: the next call still has the news.
+                        slot.lost = replaced;
+                        return Ran {
+                            stdout: String::new(),
+                            stderr: String::new(),
+                            outcome: Err(Error::OverCapacity(why)),
+                            replaced: None,
+                            lost: true,
+                        };
+                    }
+                }
+            }
+        }
         let mut session = match slot.session.take() {
             Some(session) => session,
             None => match Session::new((self.options)(language)) {
@@ -195,6 +237,7 @@ impl Sessions {
                 Err(err) => {
                     // Nothing ran: the next call still has the news to tell.
                     slot.lost = replaced;
+                    slot.held = None;
                     return Ran {
                         stdout: String::new(),
                         stderr: String::new(),
@@ -231,6 +274,7 @@ impl Sessions {
                 .map(|err| err.to_string())
                 .unwrap_or_else(|| "the worker ended".into());
             slot.lost = Some(reason);
+            slot.held = None;
             session.close();
         } else {
             slot.session = Some(session);
@@ -263,8 +307,7 @@ impl Sessions {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
             slot.lost = None;
-            if let Some(session) = slot.session.take() {
-                session.close();
+            if slot.end() {
                 ended.push(language);
             }
         }
