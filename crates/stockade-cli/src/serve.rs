@@ -1,7 +1,7 @@
 //! `stockade serve`: sandboxed sessions for remote clients over WebSocket
 //! (the server lives in the stockade-server crate; this is its command
 //! line). Prints `listening on ws://ADDR` (or `wss://`) once it takes
-//! connections.
+//! connections, then where it answers MCP (`http://ADDR/mcp`).
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -37,13 +37,15 @@ pub struct ServeArgs {
     /// proxy that terminates TLS).
     #[arg(long)]
     insecure: bool,
-    /// Sessions at once; more are refused (503, OverCapacity).
+    /// Sessions at once; more are refused (503, OverCapacity). Each
+    /// sandbox an MCP client starts at /mcp counts as one.
     #[arg(long, value_name = "N", default_value_t = ServeConfig::DEFAULT_MAX_SESSIONS)]
     max_sessions: usize,
     /// Sessions one token may hold at once (default: --max-sessions).
     #[arg(long, value_name = "N")]
     max_sessions_per_token: Option<usize>,
-    /// Seconds a session may wait for its client's next message.
+    /// Seconds a session may wait for its client's next message (an MCP
+    /// client's session too, beyond a call's --request-timeout).
     #[arg(long, value_name = "S", default_value = "300", value_parser = parse_seconds)]
     idle_timeout: Duration,
     /// Seconds SIGTERM lets running sessions go on before ending them (a
@@ -106,8 +108,11 @@ pub fn serve(args: ServeArgs) -> i32 {
         },
     };
     let announce = |url: &str| {
+        // The same listener answers MCP over HTTP(S) at /mcp.
+        let mcp = url.replacen("ws", "http", 1);
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "stockade serve: listening on {url}");
+        let _ = writeln!(out, "stockade serve: MCP at {mcp}/mcp");
         let _ = out.flush();
     };
     match run(config, announce) {

@@ -3,10 +3,13 @@
 //! speaking the wire's frames as binary messages; host functions, lookups
 //! and file access stay on the client. Tokens are checked before the
 //! upgrade, the server's limits win over the client's, and SIGTERM drains.
+//! Agents reach the same workers through MCP over streamable HTTP at
+//! `/mcp`.
 //!
 //! `tokens.rs` checks who may connect, `capacity.rs` how many may hold a
-//! session, `connection.rs` serves one, `metrics.rs` counts; this file
-//! holds the routes and the server's life (start, reload, drain).
+//! session, `connection.rs` serves one, `mcp.rs` the MCP endpoint,
+//! `metrics.rs` counts; this file holds the routes and the server's life
+//! (start, reload, drain).
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
@@ -14,6 +17,7 @@ mod capacity;
 mod connection;
 mod http;
 mod limit;
+mod mcp;
 mod metrics;
 mod tls;
 mod tokens;
@@ -30,8 +34,9 @@ use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{any, get};
 use stockade::relay::RelayPolicy;
+use stockade_mcp::HttpTools;
 use stockade_wire::{FRAME_HEADER_LEN, REQUEST_TIMEOUT_HEADER, SESSION_PATH, WireLimits};
 
 use crate::capacity::Capacity;
@@ -98,7 +103,9 @@ pub(crate) struct Server {
     max_message: usize,
     tokens: Tokens,
     capacity: Arc<Capacity>,
-    metrics: Metrics,
+    metrics: Arc<Metrics>,
+    /// The MCP endpoint, its clients' sandboxes held in `capacity` too.
+    mcp: HttpTools,
     /// SIGTERM came: no new sessions, readiness false.
     draining: AtomicBool,
     /// The grace ran out: sessions end at their next wait.
@@ -108,6 +115,10 @@ pub(crate) struct Server {
 impl Server {
     fn ending(&self) -> bool {
         self.ending.load(Ordering::Relaxed)
+    }
+
+    fn is_draining(&self) -> bool {
+        self.draining.load(Ordering::Relaxed)
     }
 
     /// Not draining, and room for another session: a balancer sends new
@@ -141,15 +152,28 @@ pub fn run(config: ServeConfig, announce: impl FnOnce(&str)) -> Result<(), Serve
         }
     };
     check_workers(&config.policy)?;
+    let max_message = config
+        .max_message_size
+        .min(WireLimits::default().max_frame + FRAME_HEADER_LEN);
+    let capacity = Capacity::new(config.max_sessions, config.max_sessions_per_token);
+    let metrics = Arc::new(Metrics::default());
+    let mcp = mcp::endpoint(
+        &config.policy,
+        config.listen,
+        tokens.required(),
+        Arc::clone(&capacity),
+        Arc::clone(&metrics),
+        config.idle_timeout,
+        max_message,
+    );
     let server = Arc::new(Server {
         policy: config.policy.clone(),
         idle_timeout: config.idle_timeout,
-        max_message: config
-            .max_message_size
-            .min(WireLimits::default().max_frame + FRAME_HEADER_LEN),
+        max_message,
         tokens,
-        capacity: Capacity::new(config.max_sessions, config.max_sessions_per_token),
-        metrics: Metrics::default(),
+        capacity,
+        metrics,
+        mcp,
         draining: AtomicBool::new(false),
         ending: AtomicBool::new(false),
     });
@@ -191,6 +215,7 @@ async fn serve(
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
         .route(SESSION_PATH, get(upgrade))
+        .route(mcp::MCP_PATH, any(mcp::serve))
         .with_state(Arc::clone(&server));
     let drained = Arc::clone(&server);
     let grace = config.grace;
@@ -245,6 +270,8 @@ async fn drain(server: Arc<Server>, grace: Duration, last_turn: Duration) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     server.ending.store(true, Ordering::Relaxed);
+    // MCP clients' sessions end now, a call under way with its worker.
+    server.mcp.end_all();
     // Sessions end at their next wait (a running turn finishes first).
     let until = Instant::now() + last_turn;
     while server.capacity.active() > 0 && Instant::now() < until {
