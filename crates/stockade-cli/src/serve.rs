@@ -44,6 +44,14 @@ pub struct ServeArgs {
     /// Sessions one token may hold at once (default: --max-sessions).
     #[arg(long, value_name = "N")]
     max_sessions_per_token: Option<usize>,
+    /// MCP sessions clients may hold open at once at /mcp (each idle one
+    /// costs memory; the sandboxes they start count in --max-sessions).
+    #[arg(long, value_name = "N", default_value_t = ServeConfig::DEFAULT_MAX_MCP_SESSIONS)]
+    max_mcp_sessions: usize,
+    /// MCP sessions one token may hold open at once (default:
+    /// --max-mcp-sessions).
+    #[arg(long, value_name = "N")]
+    max_mcp_sessions_per_token: Option<usize>,
     /// Seconds a session may wait for its client's next message (an MCP
     /// client's session too, beyond a call's --request-timeout).
     #[arg(long, value_name = "S", default_value = "300", value_parser = parse_seconds)]
@@ -90,6 +98,10 @@ pub fn serve(args: ServeArgs) -> i32 {
         insecure: args.insecure,
         max_sessions: args.max_sessions,
         max_sessions_per_token: args.max_sessions_per_token.unwrap_or(args.max_sessions),
+        max_mcp_sessions: args.max_mcp_sessions,
+        max_mcp_sessions_per_token: args
+            .max_mcp_sessions_per_token
+            .unwrap_or(args.max_mcp_sessions),
         idle_timeout: args.idle_timeout,
         grace: args.grace,
         max_message_size: usize::try_from(args.max_message_size).unwrap_or(usize::MAX),

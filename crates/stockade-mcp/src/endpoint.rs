@@ -4,6 +4,7 @@
 //! sandboxes, of its own, kept until it ends its MCP session, goes idle
 //! too long, or the server ends them all.
 
+use std::collections::HashSet;
 use std::convert::Infallible;
 use std::fmt::Display;
 use std::sync::Arc;
@@ -42,6 +43,7 @@ pub struct HttpOptions {
 #[derive(Clone)]
 pub struct HttpTools {
     service: StreamableHttpService<ToolServer, LocalSessionManager>,
+    sessions: Arc<LocalSessionManager>,
     ending: CancellationToken,
 }
 
@@ -71,12 +73,29 @@ impl HttpTools {
         // Sessionless clients (2026-07-28) would meet a fresh handler at
         // every request: the handshake versions only keep state.
         let template = tools.handshake_versions_only();
+        let sessions = Arc::new(sessions);
         let service = StreamableHttpService::new(
             move || Ok(template.for_another_client()),
-            Arc::new(sessions),
+            Arc::clone(&sessions),
             config,
         );
-        HttpTools { service, ending }
+        HttpTools {
+            service,
+            sessions,
+            ending,
+        }
+    }
+
+    /// The ids of the MCP sessions open now (a session leaves when its
+    /// client ends it, it goes idle too long, or [`HttpTools::end_all`]).
+    pub async fn open_sessions(&self) -> HashSet<Arc<str>> {
+        self.sessions
+            .sessions
+            .read()
+            .await
+            .keys()
+            .cloned()
+            .collect()
     }
 
     /// Answers one request.

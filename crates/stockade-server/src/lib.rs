@@ -18,6 +18,7 @@ mod connection;
 mod http;
 mod limit;
 mod mcp;
+mod mcp_sessions;
 mod metrics;
 mod tls;
 mod tokens;
@@ -55,6 +56,9 @@ pub struct ServeConfig {
     pub insecure: bool,
     pub max_sessions: usize,
     pub max_sessions_per_token: usize,
+    /// MCP sessions open at once at `/mcp`, in all and for one token.
+    pub max_mcp_sessions: usize,
+    pub max_mcp_sessions_per_token: usize,
     /// Longest a session may wait for its client's next message.
     pub idle_timeout: Duration,
     /// How long SIGTERM lets running sessions go on before ending them.
@@ -69,6 +73,7 @@ pub struct ServeConfig {
 
 impl ServeConfig {
     pub const DEFAULT_MAX_SESSIONS: usize = 256;
+    pub const DEFAULT_MAX_MCP_SESSIONS: usize = 1024;
     pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
     pub const DEFAULT_GRACE: Duration = Duration::from_secs(30);
     pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 64 * 1024 * 1024;
@@ -106,6 +111,7 @@ pub(crate) struct Server {
     metrics: Arc<Metrics>,
     /// The MCP endpoint, its clients' sandboxes held in `capacity` too.
     mcp: HttpTools,
+    mcp_sessions: Arc<mcp_sessions::McpSessions>,
     /// SIGTERM came: no new sessions, readiness false.
     draining: AtomicBool,
     /// The grace ran out: sessions end at their next wait.
@@ -174,6 +180,10 @@ pub fn run(config: ServeConfig, announce: impl FnOnce(&str)) -> Result<(), Serve
         capacity,
         metrics,
         mcp,
+        mcp_sessions: mcp_sessions::McpSessions::new(
+            config.max_mcp_sessions,
+            config.max_mcp_sessions_per_token,
+        ),
         draining: AtomicBool::new(false),
         ending: AtomicBool::new(false),
     });
@@ -290,11 +300,13 @@ async fn readyz(State(server): State<Arc<Server>>) -> Response {
 }
 
 async fn metrics(State(server): State<Arc<Server>>) -> String {
-    server.metrics.render(
+    let mut text = server.metrics.render(
         server.capacity.active(),
         server.capacity.most(),
         server.ready(),
-    )
+    );
+    text.push_str(&metrics::mcp_sessions(server.mcp_sessions.count()));
+    text
 }
 
 async fn upgrade(

@@ -138,9 +138,35 @@ pub async fn serve(State(server): State<Arc<Server>>, mut request: Request) -> R
         )
             .into_response();
     }
+    // A POST without a session is an initialize (or a sessionless
+    // request, which opens none): it takes a place until it is answered.
+    let opening =
+        if request.method() == Method::POST && !request.headers().contains_key(SESSION_HEADER) {
+            match server
+                .mcp_sessions
+                .open(token, server.mcp.open_sessions())
+                .await
+            {
+                Ok(opening) => Some(opening),
+                Err(why) => {
+                    server.metrics.over_capacity();
+                    return (StatusCode::SERVICE_UNAVAILABLE, format!("{why}\n")).into_response();
+                }
+            }
+        } else {
+            None
+        };
     request.extensions_mut().insert(CallerToken(token));
     let ending_a_session = request.method() == Method::DELETE;
     let mut response = server.mcp.handle(request).await.into_response();
+    if let Some(opening) = opening {
+        opening.opened(
+            response
+                .headers()
+                .get(SESSION_HEADER)
+                .and_then(|id| id.to_str().ok()),
+        );
+    }
     // rmcp answers a session's end with 202 Accepted; clients (the MCP
     // Python SDK's) take only 200 or 204 for done, and warn otherwise.
     if ending_a_session && response.status() == StatusCode::ACCEPTED {

@@ -11,6 +11,13 @@ use stockade_wire::EndCause;
 /// Upper bounds of the turn-latency buckets, in seconds.
 const BUCKETS: [f64; 10] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 10.0, 60.0];
 
+/// The gauge of MCP sessions open at `/mcp`.
+pub fn mcp_sessions(open: usize) -> String {
+    format!(
+        "# HELP stockade_mcp_sessions_open MCP sessions clients hold open at /mcp.\n# TYPE stockade_mcp_sessions_open gauge\nstockade_mcp_sessions_open {open}\n"
+    )
+}
+
 #[derive(Debug, Default)]
 pub struct Metrics {
     started: AtomicU64,
