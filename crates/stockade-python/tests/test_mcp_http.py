@@ -19,6 +19,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 STOCKADE = str(pathlib.Path(sys.executable).parent / "stockade")
 TOKEN = "an-mcp-over-http-test-token"
+OTHER_TOKENS = ["another-mcp-over-http-token", "a-third-mcp-over-http-token"]
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-11-25", "capabilities": {},
     "clientInfo": {"name": "raw", "version": "0"}}}
@@ -29,7 +30,7 @@ class Server:
     def __init__(self, tmp_path, *flags, tokens=True):
         args = [STOCKADE, "serve", "--listen", "127.0.0.1:0", *flags]
         if tokens:
-            (tmp_path / "tokens").write_text(f"{TOKEN}\n")
+            (tmp_path / "tokens").write_text("\n".join([TOKEN, *OTHER_TOKENS]) + "\n")
             args += ["--tokens", str(tmp_path / "tokens")]
         self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL,
                                         text=True)
@@ -143,6 +144,29 @@ def test_mcp_over_http_sandboxes_count_against_max_sessions(tmp_path, caplog):
     assert ready_after.status_code == 200
     # The clients' session ends were taken as done.
     assert not [r for r in caplog.records if "termination failed" in r.getMessage()]
+
+
+def test_mcp_over_http_bounds_the_mcp_sessions_open(tmp_path):
+    def initialize(server, token):
+        return httpx2.post(server.url, json=INITIALIZE,
+                           headers={**MCP_HEADERS, "Authorization": f"Bearer {token}"})
+
+    with Server(tmp_path, "--max-mcp-sessions", "2", "--max-mcp-sessions-per-token", "1") as server:
+        first = initialize(server, TOKEN)
+        same_token = initialize(server, TOKEN)
+        other = initialize(server, OTHER_TOKENS[0])
+        over = initialize(server, OTHER_TOKENS[1])
+        metrics = httpx2.get(server.base + "/metrics").text
+        ended = httpx2.delete(server.url, headers={
+            "Authorization": f"Bearer {TOKEN}", "Mcp-Session-Id": first.headers["mcp-session-id"],
+            "MCP-Protocol-Version": "2025-11-25"})
+        again = initialize(server, TOKEN)
+    assert first.status_code == 200 and other.status_code == 200
+    assert same_token.status_code == 503 and "this token" in same_token.text
+    assert over.status_code == 503 and "most MCP sessions open (2)" in over.text
+    assert "stockade_mcp_sessions_open 2" in metrics
+    assert ended.status_code == 204
+    assert again.status_code == 200
 
 
 def test_mcp_over_http_drains_on_sigterm(tmp_path):
