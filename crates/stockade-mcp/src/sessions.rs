@@ -2,7 +2,7 @@
 //! across calls so the guest's state persists, and replaced on the next
 //! call when a limit or a crash loses one.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use stockade::{Error, Language, PrintStream, Session, SessionOptions, Value};
@@ -29,6 +29,10 @@ pub struct Sessions {
     /// starts.
     stop_python: Arc<AtomicBool>,
     stop_javascript: Arc<AtomicBool>,
+    /// How many stops each language has had: a call that was waiting for
+    /// the lock when one came ends too, instead of running after it.
+    stops_python: AtomicU64,
+    stops_javascript: AtomicU64,
     /// The cancel flag of the call the language's session runs now, which
     /// its interrupt check reads: a request cancelled while it waits for
     /// the lock must not end the call ahead of it.
@@ -125,6 +129,8 @@ impl Sessions {
             javascript: Mutex::new(Slot::default()),
             stop_python: Arc::new(AtomicBool::new(false)),
             stop_javascript: Arc::new(AtomicBool::new(false)),
+            stops_python: AtomicU64::new(0),
+            stops_javascript: AtomicU64::new(0),
             current_python: Arc::default(),
             current_javascript: Arc::default(),
         }
@@ -144,6 +150,13 @@ impl Sessions {
         }
     }
 
+    fn stops(&self, language: Language) -> &AtomicU64 {
+        match language {
+            Language::Python => &self.stops_python,
+            Language::JavaScript => &self.stops_javascript,
+        }
+    }
+
     fn current_call(&self, language: Language) -> &Arc<Mutex<Arc<AtomicBool>>> {
         match language {
             Language::Python => &self.current_python,
@@ -152,9 +165,11 @@ impl Sessions {
     }
 
     /// Ends the language's running call, if any, within about 20 ms: its
-    /// worker is killed and the call reports `Interrupted`; the next call
-    /// starts a fresh sandbox. Does not wait.
+    /// worker is killed and the call reports `Interrupted`; calls waiting
+    /// for it end too, without running; the next call starts a fresh
+    /// sandbox. Does not wait.
     pub fn stop(&self, language: Language) {
+        self.stops(language).fetch_add(1, Ordering::SeqCst);
         self.stop_flag(language).store(true, Ordering::SeqCst);
     }
 
@@ -177,6 +192,7 @@ impl Sessions {
         cancel: Arc<AtomicBool>,
         caller: &Caller,
     ) -> Ran {
+        let arrived = self.stops(language).load(Ordering::SeqCst);
         // A panic while the lock was held left at worst a session in an
         // unknown state; the slot's own checks below still hold.
         let mut slot = self
@@ -184,9 +200,11 @@ impl Sessions {
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         let stop = Arc::clone(self.stop_flag(language));
-        // A stop asked before this call took the lock was for an earlier call.
+        // The flag is for the running call: one asked before this call
+        // took the lock was for an earlier call, or, if it came after this
+        // one arrived, is counted in `stops` and ends this one here.
         stop.store(false, Ordering::SeqCst);
-        if cancel.load(Ordering::SeqCst) {
+        if cancel.load(Ordering::SeqCst) || self.stops(language).load(Ordering::SeqCst) != arrived {
             return Ran {
                 stdout: String::new(),
                 stderr: String::new(),

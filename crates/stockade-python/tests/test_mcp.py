@@ -162,6 +162,26 @@ def test_mcp_reset_ends_a_call_under_way_at_once():
     assert after.structured_content["result"] == "2"
 
 
+def test_mcp_reset_ends_the_calls_waiting_behind_the_running_one_too():
+    async def work(session):
+        spin = {"code": "while True:\n    pass"}
+        running = asyncio.create_task(session.call_tool("run_python", spin))
+        await asyncio.sleep(1)
+        waiting = asyncio.create_task(session.call_tool("run_python", spin))
+        await asyncio.sleep(0.5)
+        # The waiting call would otherwise run, after the reset's interrupt,
+        # to its 600 s time limit, and the reset would wait for it.
+        reset = await asyncio.wait_for(session.call_tool("reset", {"language": "python"}), 60)
+        ended = await asyncio.wait_for(asyncio.gather(running, waiting), 60)
+        after = await session.call_tool("run_python", {"code": "1 + 1"})
+        return reset, ended, after
+
+    reset, ended, after = with_client(work, "--timeout", "600")
+    assert not reset.is_error
+    assert [call.structured_content["error_type"] for call in ended] == ["Interrupted"] * 2
+    assert after.structured_content["result"] == "2"
+
+
 def test_mcp_the_server_ends_with_its_client_even_mid_call():
     import json
     import subprocess
@@ -208,3 +228,19 @@ def test_mcp_a_cancelled_request_ends_its_own_call_and_no_other():
     assert ahead_result.structured_content["result"] == "'ahead done'"
     assert after.structured_content["result"] == "5"
     assert "fresh" in after.structured_content["note"]
+
+
+def test_mcp_a_client_of_the_2026_protocol_keeps_state_over_stdio():
+    """The SDK's default client negotiates the newest protocol, which has no
+    sessions over HTTP; over stdio the connection is the session."""
+    from mcp.client.client import Client
+
+    async def main():
+        async with Client(StdioServerParameters(command=STOCKADE, args=["mcp"])) as client:
+            await client.call_tool("run_python", {"code": "x = 5"})
+            result = await client.call_tool("run_python", {"code": "x * 2"})
+            return client.session.protocol_version, result
+
+    version, result = asyncio.run(main())
+    assert version == "2026-07-28"
+    assert result.structured_content["result"] == "10"
