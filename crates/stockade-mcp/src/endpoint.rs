@@ -17,6 +17,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio_util::sync::CancellationToken;
 
 use crate::ToolServer;
+use crate::server::Registry;
 
 /// How the HTTP transport serves its clients.
 #[derive(Debug, Clone)]
@@ -44,6 +45,7 @@ pub struct HttpOptions {
 pub struct HttpTools {
     service: StreamableHttpService<ToolServer, LocalSessionManager>,
     sessions: Arc<LocalSessionManager>,
+    registry: Arc<Registry>,
     ending: CancellationToken,
 }
 
@@ -72,7 +74,10 @@ impl HttpTools {
             Some(options.idle_timeout.max(options.call_timeout + GRACE));
         // Sessionless clients (2026-07-28) would meet a fresh handler at
         // every request: the handshake versions only keep state.
-        let template = tools.handshake_versions_only();
+        let registry = Arc::new(Registry::default());
+        let template = tools
+            .handshake_versions_only()
+            .registered_in(Arc::clone(&registry));
         let sessions = Arc::new(sessions);
         let service = StreamableHttpService::new(
             move || Ok(template.for_another_client()),
@@ -82,6 +87,7 @@ impl HttpTools {
         HttpTools {
             service,
             sessions,
+            registry,
             ending,
         }
     }
@@ -108,6 +114,13 @@ impl HttpTools {
         B::Error: Display,
     {
         self.service.handle(request).await
+    }
+
+    /// Ends the calls under way in MCP session `id` (its workers are
+    /// killed): its client is ending it, and rmcp would otherwise give
+    /// them 5 s before it stops waiting.
+    pub fn end_session(&self, id: &str) {
+        self.registry.stop(id);
     }
 
     /// Ends every client's MCP session, and with it the calls under way

@@ -50,6 +50,41 @@ pub struct ToolServer {
     admission: Option<Arc<dyn Admission>>,
     /// The protocol versions offered; None: every one rmcp knows.
     versions: Option<&'static [ProtocolVersion]>,
+    /// Where an HTTP client's handler is found by its MCP session's id.
+    registry: Option<Arc<Registry>>,
+}
+
+/// The sessions of each MCP session over HTTP, by its id: ending one
+/// (`HttpTools::end_session`) ends its calls at once.
+#[derive(Debug, Default)]
+pub(crate) struct Registry {
+    by_id: std::sync::Mutex<std::collections::HashMap<String, std::sync::Weak<Sessions>>>,
+}
+
+impl Registry {
+    fn enter(&self, id: &str, sessions: &Arc<Sessions>) {
+        let mut by_id = self
+            .by_id
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if by_id.contains_key(id) {
+            return;
+        }
+        by_id.retain(|_, sessions| sessions.strong_count() > 0);
+        by_id.insert(id.to_owned(), Arc::downgrade(sessions));
+    }
+
+    /// Ends the calls of the MCP session `id`, if it made any.
+    pub(crate) fn stop(&self, id: &str) {
+        let found = self
+            .by_id
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(id);
+        if let Some(sessions) = found.and_then(|sessions| sessions.upgrade()) {
+            sessions.stop_all();
+        }
+    }
 }
 
 impl std::fmt::Debug for ToolServer {
@@ -57,6 +92,9 @@ impl std::fmt::Debug for ToolServer {
         f.debug_struct("ToolServer").finish_non_exhaustive()
     }
 }
+
+/// The header that carries an HTTP client's MCP session id.
+const SESSION_ID: &str = "mcp-session-id";
 
 /// The versions that open with `initialize`, oldest first.
 const HANDSHAKE_VERSIONS: &[ProtocolVersion] = &[
@@ -82,6 +120,7 @@ impl ToolServer {
             options_for,
             admission: None,
             versions: None,
+            registry: None,
         }
     }
 
@@ -102,6 +141,13 @@ impl ToolServer {
         self
     }
 
+    /// This handler, entering its clients' sessions in `registry` by the
+    /// MCP session id their calls carry.
+    pub(crate) fn registered_in(mut self, registry: Arc<Registry>) -> Self {
+        self.registry = Some(registry);
+        self
+    }
+
     /// A handler for another client: the same tools, options and
     /// admission (the descriptions are not worked out again), and
     /// sessions of its own.
@@ -115,6 +161,7 @@ impl ToolServer {
             options_for: Arc::clone(&self.options_for),
             admission: self.admission.clone(),
             versions: self.versions,
+            registry: self.registry.clone(),
         }
     }
 
@@ -141,10 +188,16 @@ impl ToolServer {
         request: &Extensions,
     ) -> Result<CallToolResult, McpError> {
         let args: RunArgs = Self::arguments(tool, arguments)?;
+        let http = request.get::<http::request::Parts>();
+        if let Some(registry) = &self.registry
+            && let Some(id) = http
+                .and_then(|parts| parts.headers.get(SESSION_ID))
+                .and_then(|id| id.to_str().ok())
+        {
+            registry.enter(id, &self.sessions);
+        }
         let caller = Caller {
-            http: request
-                .get::<http::request::Parts>()
-                .map(|parts| parts.extensions.clone()),
+            http: http.map(|parts| parts.extensions.clone()),
         };
         let inputs = crate::json::inputs(args.inputs.unwrap_or_default());
         let sessions = Arc::clone(&self.sessions);

@@ -90,6 +90,59 @@ def test_mcp_over_http_requires_a_token(tmp_path):
     assert right.status_code == 200 and right.headers["mcp-session-id"]
 
 
+def test_mcp_over_http_a_session_serves_only_the_token_that_opened_it(tmp_path):
+    def post(server, token, body, session=None):
+        headers = {**MCP_HEADERS, "Authorization": f"Bearer {token}"}
+        if session:
+            headers.update({"Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25"})
+        return httpx2.post(server.url, json=body, headers=headers)
+
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "run_python", "arguments": {"code": "secret = 'mine'\nsecret"}}}
+    with Server(tmp_path) as server:
+        session = post(server, TOKEN, INITIALIZE).headers["mcp-session-id"]
+        post(server, TOKEN, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
+        owner = post(server, TOKEN, call, session)
+        stolen = post(server, OTHER_TOKENS[0], {**call, "params": {
+            "name": "run_python", "arguments": {"code": "secret"}}}, session)
+    assert "mine" in owner.text
+    assert stolen.status_code == 404 and "mine" not in stolen.text
+
+
+def test_mcp_over_http_a_request_without_a_session_must_open_one(tmp_path):
+    """Sessionless requests (a call whose _meta names its protocol
+    version) would each meet a fresh sandbox whose state is gone at once."""
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "run_python", "arguments": {"code": "x = 1"},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2025-11-25",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}}
+    headers = {**MCP_HEADERS, "Authorization": f"Bearer {TOKEN}",
+               "MCP-Protocol-Version": "2025-11-25"}
+    with Server(tmp_path) as server:
+        sessionless = httpx2.post(server.url, json=call, headers=headers)
+        unreadable = httpx2.post(server.url, json=call, headers={
+            **headers, "Mcp-Session-Id": b"\xff"})
+    assert sessionless.status_code == 400 and "initialize" in sessionless.text
+    assert unreadable.status_code == 404
+
+
+def test_mcp_over_http_a_session_has_one_event_stream(tmp_path):
+    with Server(tmp_path) as server:
+        headers = {**MCP_HEADERS, "Authorization": f"Bearer {TOKEN}"}
+        session = httpx2.post(server.url, json=INITIALIZE, headers=headers).headers["mcp-session-id"]
+        stream_headers = {"Authorization": f"Bearer {TOKEN}", "Accept": "text/event-stream",
+                          "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25"}
+        with httpx2.Client(timeout=10) as http:
+            with http.stream("GET", server.url, headers=stream_headers) as first:
+                second = http.get(server.url, headers=stream_headers)
+            # The first stream closed: the next may open.
+            with http.stream("GET", server.url, headers=stream_headers) as third:
+                third_status = third.status_code
+    assert first.status_code == 200
+    assert second.status_code == 409
+    assert third_status == 200
+
+
 def test_mcp_over_http_without_tokens_refuses_other_hosts_and_web_pages(tmp_path):
     with Server(tmp_path, tokens=False) as server:
         rebound = httpx2.post(server.url, json=INITIALIZE,
@@ -146,6 +199,24 @@ def test_mcp_over_http_sandboxes_count_against_max_sessions(tmp_path, caplog):
     assert not [r for r in caplog.records if "termination failed" in r.getMessage()]
 
 
+def test_mcp_over_http_ending_a_session_ends_its_call_under_way(tmp_path):
+    async def main(server):
+        async with client(server) as first:
+            spinning = asyncio.ensure_future(
+                first.call_tool("run_python", {"code": "while True:\n    pass"}))
+            await asyncio.sleep(1)
+            spinning.cancel()
+        # The client ended its MCP session: its worker is gone and the one
+        # place is free at once, not at the call's time limit.
+        async with client(server) as second:
+            return await second.call_tool("run_javascript", {"code": "6 * 7"})
+
+    with Server(tmp_path, "--max-sessions", "1", "--request-timeout", "120") as server:
+        after = asyncio.run(main(server))
+    assert not after.is_error, after.structured_content
+    assert after.structured_content["result"] == "42"
+
+
 def test_mcp_over_http_bounds_the_mcp_sessions_open(tmp_path):
     def initialize(server, token):
         return httpx2.post(server.url, json=INITIALIZE,
@@ -160,12 +231,14 @@ def test_mcp_over_http_bounds_the_mcp_sessions_open(tmp_path):
         ended = httpx2.delete(server.url, headers={
             "Authorization": f"Bearer {TOKEN}", "Mcp-Session-Id": first.headers["mcp-session-id"],
             "MCP-Protocol-Version": "2025-11-25"})
+        metrics_after = httpx2.get(server.base + "/metrics").text
         again = initialize(server, TOKEN)
     assert first.status_code == 200 and other.status_code == 200
     assert same_token.status_code == 503 and "this token" in same_token.text
     assert over.status_code == 503 and "most MCP sessions open (2)" in over.text
     assert "stockade_mcp_sessions_open 2" in metrics
     assert ended.status_code == 204
+    assert "stockade_mcp_sessions_open 1" in metrics_after
     assert again.status_code == 200
 
 

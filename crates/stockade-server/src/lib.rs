@@ -305,7 +305,8 @@ async fn metrics(State(server): State<Arc<Server>>) -> String {
         server.capacity.most(),
         server.ready(),
     );
-    text.push_str(&metrics::mcp_sessions(server.mcp_sessions.count()));
+    let open = server.mcp_sessions.count(server.mcp.open_sessions()).await;
+    text.push_str(&metrics::mcp_sessions(open));
     text
 }
 

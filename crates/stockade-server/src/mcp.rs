@@ -6,7 +6,9 @@
 //! and the token's share.
 
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode, header};
@@ -17,6 +19,7 @@ use stockade_mcp::{Admission, Caller, Held, HttpOptions, HttpTools, OptionsFor, 
 
 use crate::Server;
 use crate::capacity::Capacity;
+use crate::mcp_sessions::Stream;
 use crate::metrics::Metrics;
 use crate::tokens::TokenId;
 
@@ -25,6 +28,36 @@ pub const MCP_PATH: &str = "/mcp";
 
 /// The header that names a client's MCP session once it has one.
 const SESSION_HEADER: &str = "mcp-session-id";
+
+/// The header of a GET that resumes a request's answer, not the session's
+/// event stream.
+const LAST_EVENT_ID: &str = "last-event-id";
+
+/// A response body that holds its session's event stream open.
+struct Streaming {
+    body: axum::body::Body,
+    _stream: Stream,
+}
+
+impl http_body::Body for Streaming {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
+}
 
 /// The token a request was let in with, left in it for the admission.
 #[derive(Debug, Clone, Copy)]
@@ -114,6 +147,15 @@ pub fn endpoint(
     )
 }
 
+/// The `method` of a JSON-RPC message, when the body is one.
+fn first_message_method(body: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Message {
+        method: Option<String>,
+    }
+    serde_json::from_slice::<Message>(body).ok()?.method
+}
+
 /// Answers a request to [`MCP_PATH`]: the token first, then, while the
 /// server drains, only the MCP sessions it already has.
 pub async fn serve(State(server): State<Arc<Server>>, mut request: Request) -> Response {
@@ -138,27 +180,99 @@ pub async fn serve(State(server): State<Arc<Server>>, mut request: Request) -> R
         )
             .into_response();
     }
-    // A POST without a session is an initialize (or a sessionless
-    // request, which opens none): it takes a place until it is answered.
-    let opening =
-        if request.method() == Method::POST && !request.headers().contains_key(SESSION_HEADER) {
-            match server
-                .mcp_sessions
-                .open(token, server.mcp.open_sessions())
-                .await
-            {
-                Ok(opening) => Some(opening),
-                Err(why) => {
-                    server.metrics.over_capacity();
-                    return (StatusCode::SERVICE_UNAVAILABLE, format!("{why}\n")).into_response();
-                }
+    // A session serves the token that opened it only: another token
+    // holding its id (leaked, say) is told there is no such session.
+    if let Some(id) = request.headers().get(SESSION_HEADER) {
+        let owned = id
+            .to_str()
+            .is_ok_and(|id| server.mcp_sessions.opened_by(&token, id));
+        if !owned {
+            return (StatusCode::NOT_FOUND, "Not Found: Session not found\n").into_response();
+        }
+    }
+    // A POST without a session must open one: sessionless requests would
+    // each meet a fresh sandbox. An initialize takes a place until it is
+    // answered.
+    let opening = if request.method() == Method::POST
+        && !request.headers().contains_key(SESSION_HEADER)
+    {
+        let (parts, body) = request.into_parts();
+        let body = match axum::body::to_bytes(body, server.max_message).await {
+            Ok(body) => body,
+            Err(_) => {
+                return (
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "the request is larger than this server takes, or was cut off\n",
+                )
+                    .into_response();
             }
-        } else {
-            None
         };
+        let method = first_message_method(&body);
+        request = Request::from_parts(parts, axum::body::Body::from(body));
+        match method.as_deref() {
+            Some("initialize") => {}
+            // Answered without a handler's sandboxes: a client's probe
+            // for the sessionless protocol, told to use the handshake.
+            Some("server/discover") => return server.mcp.handle(request).await.into_response(),
+            _ => {
+                return (
+                        StatusCode::BAD_REQUEST,
+                        "this server keeps state in MCP sessions: a request without Mcp-Session-Id must be initialize\n",
+                    )
+                        .into_response();
+            }
+        }
+        match server
+            .mcp_sessions
+            .open(token, server.mcp.open_sessions())
+            .await
+        {
+            Ok(opening) => Some(opening),
+            Err(why) => {
+                server.metrics.over_capacity();
+                return (StatusCode::SERVICE_UNAVAILABLE, format!("{why}\n")).into_response();
+            }
+        }
+    } else {
+        None
+    };
+    let stream = if request.method() == Method::GET
+        && !request.headers().contains_key(LAST_EVENT_ID)
+        && let Some(id) = request.headers().get(SESSION_HEADER)
+        && let Ok(id) = id.to_str()
+    {
+        match server.mcp_sessions.stream(id) {
+            Some(stream) => Some(stream),
+            None => {
+                return (
+                    StatusCode::CONFLICT,
+                    "this MCP session has its event stream open already\n",
+                )
+                    .into_response();
+            }
+        }
+    } else {
+        None
+    };
     request.extensions_mut().insert(CallerToken(token));
     let ending_a_session = request.method() == Method::DELETE;
+    if ending_a_session
+        && let Some(id) = request.headers().get(SESSION_HEADER)
+        && let Ok(id) = id.to_str()
+    {
+        server.mcp.end_session(id);
+    }
     let mut response = server.mcp.handle(request).await.into_response();
+    if let Some(stream) = stream {
+        let (parts, body) = response.into_parts();
+        response = Response::from_parts(
+            parts,
+            axum::body::Body::new(Streaming {
+                body,
+                _stream: stream,
+            }),
+        );
+    }
     if let Some(opening) = opening {
         opening.opened(
             response

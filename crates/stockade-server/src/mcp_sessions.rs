@@ -30,6 +30,9 @@ struct Held {
     /// Sessions being opened now, whose ids are not known yet.
     opening: HashMap<TokenId, usize>,
     recorded: u64,
+    /// The sessions whose event stream (a GET without Last-Event-ID) is
+    /// open now.
+    streaming: HashSet<Arc<str>>,
 }
 
 impl Held {
@@ -74,15 +77,7 @@ impl McpSessions {
         live: impl Future<Output = HashSet<Arc<str>>>,
     ) -> Result<Opening, String> {
         let _one_at_a_time = self.gate.lock().await;
-        // A session recorded after this look began may be missing from it:
-        // only those recorded before are let go.
-        let before = self.held().recorded;
-        let live = live.await;
-        let mut held = self.held();
-        held.open.retain(|_, ids| {
-            ids.retain(|(at, id)| *at >= before || live.contains(id));
-            !ids.is_empty()
-        });
+        let mut held = self.let_go(live).await;
         if held.total() >= self.max {
             return Err(format!(
                 "this server holds its most MCP sessions open ({}); try again later",
@@ -103,6 +98,24 @@ impl McpSessions {
         })
     }
 
+    /// Lets go of the sessions no longer among `live`; the caller holds
+    /// the gate.
+    async fn let_go(
+        &self,
+        live: impl Future<Output = HashSet<Arc<str>>>,
+    ) -> std::sync::MutexGuard<'_, Held> {
+        // A session recorded after this look began may be missing from it:
+        // only those recorded before are let go.
+        let before = self.held().recorded;
+        let live = live.await;
+        let mut held = self.held();
+        held.open.retain(|_, ids| {
+            ids.retain(|(at, id)| *at >= before || live.contains(id));
+            !ids.is_empty()
+        });
+        held
+    }
+
     fn settle(&self, token: TokenId, opened: Option<&str>) {
         let mut held = self.held();
         if let Some(count) = held.opening.get_mut(&token) {
@@ -121,9 +134,46 @@ impl McpSessions {
         }
     }
 
-    /// MCP sessions open (or being opened) as last counted.
-    pub fn count(&self) -> usize {
-        self.held().total()
+    /// Whether `token` opened the MCP session `id`: a session serves only
+    /// the token that opened it.
+    pub fn opened_by(&self, token: &TokenId, id: &str) -> bool {
+        self.held()
+            .open
+            .get(token)
+            .is_some_and(|ids| ids.iter().any(|(_, open)| &**open == id))
+    }
+
+    /// The event stream of session `id`, unless it has one open: a client
+    /// holds one, where the protocol library would keep dozens, each a
+    /// connection of the server's.
+    pub fn stream(self: &Arc<Self>, id: &str) -> Option<Stream> {
+        let id: Arc<str> = Arc::from(id);
+        self.held()
+            .streaming
+            .insert(Arc::clone(&id))
+            .then(|| Stream {
+                sessions: Arc::clone(self),
+                id,
+            })
+    }
+
+    /// MCP sessions open (or being opened) now, of those `live` names.
+    pub async fn count(&self, live: impl Future<Output = HashSet<Arc<str>>>) -> usize {
+        let _one_at_a_time = self.gate.lock().await;
+        self.let_go(live).await.total()
+    }
+}
+
+/// A session's one event stream, open as long as this lives.
+#[derive(Debug)]
+pub struct Stream {
+    sessions: Arc<McpSessions>,
+    id: Arc<str>,
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        self.sessions.held().streaming.remove(&self.id);
     }
 }
 
@@ -175,13 +225,22 @@ mod tests {
             .open([2; 32], live(&["a", "b"]))
             .await?
             .opened(None);
-        assert_eq!(sessions.count(), 2);
+        assert_eq!(sessions.count(live(&["a", "b"])).await, 2);
         // "a" ended (its client, or its idle time): its place is free.
+        assert_eq!(sessions.count(live(&["b"])).await, 1);
         sessions
             .open([1; 32], live(&["b"]))
             .await?
             .opened(Some("c"));
-        assert_eq!(sessions.count(), 2);
+        assert_eq!(sessions.count(live(&["b", "c"])).await, 2);
+        // A session serves the token that opened it.
+        assert!(sessions.opened_by(&[1; 32], "c") && sessions.opened_by(&[1; 32], "b"));
+        assert!(!sessions.opened_by(&[2; 32], "c") && !sessions.opened_by(&[1; 32], "a"));
+        // One event stream a session.
+        let stream = sessions.stream("c");
+        assert!(stream.is_some() && sessions.stream("c").is_none());
+        drop(stream);
+        assert!(sessions.stream("c").is_some());
         Ok(())
     }
 }
