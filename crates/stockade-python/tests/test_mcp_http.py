@@ -200,19 +200,33 @@ def test_mcp_over_http_sandboxes_count_against_max_sessions(tmp_path, caplog):
 
 
 def test_mcp_over_http_ending_a_session_ends_its_call_under_way(tmp_path):
-    async def main(server):
-        async with client(server) as first:
-            spinning = asyncio.ensure_future(
-                first.call_tool("run_python", {"code": "while True:\n    pass"}))
-            await asyncio.sleep(1)
-            spinning.cancel()
-        # The client ended its MCP session: its worker is gone and the one
-        # place is free at once, not at the call's time limit.
-        async with client(server) as second:
-            return await second.call_tool("run_javascript", {"code": "6 * 7"})
-
+    """The client ends its MCP session (DELETE) while a call of it spins,
+    without cancelling the call first: the worker goes with the session, and
+    the server's one place is free for the next client at once."""
+    headers = {**MCP_HEADERS, "Authorization": f"Bearer {TOKEN}"}
+    spin = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "run_python", "arguments": {"code": "while True:\n    pass"}}}
     with Server(tmp_path, "--max-sessions", "1", "--request-timeout", "120") as server:
-        after = asyncio.run(main(server))
+        session = httpx2.post(server.url, json=INITIALIZE, headers=headers).headers["mcp-session-id"]
+        in_session = {**headers, "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25"}
+        httpx2.post(server.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+                    headers=in_session)
+        with httpx2.Client(timeout=60) as http:
+            with http.stream("POST", server.url, json=spin, headers=in_session):
+                for _ in range(200):
+                    if "full" in httpx2.get(server.base + "/readyz").text:
+                        break
+                    time.sleep(0.05)
+                held = httpx2.get(server.base + "/readyz").text
+                ended = httpx2.delete(server.url, headers=in_session)
+
+                async def next_client():
+                    async with client(server) as second:
+                        return await second.call_tool("run_javascript", {"code": "6 * 7"})
+
+                after = asyncio.run(next_client())
+    assert held == "full\n"
+    assert ended.status_code == 204
     assert not after.is_error, after.structured_content
     assert after.structured_content["result"] == "42"
 
