@@ -231,6 +231,31 @@ def test_mcp_over_http_ending_a_session_ends_its_call_under_way(tmp_path):
     assert after.structured_content["result"] == "42"
 
 
+def test_mcp_over_http_an_idle_session_ends_and_gives_its_places_back(tmp_path):
+    """An MCP session is idle past --idle-timeout (at least a call's
+    --request-timeout and 5 s more, so that a call never idles out)."""
+    headers = {**MCP_HEADERS, "Authorization": f"Bearer {TOKEN}"}
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "run_python", "arguments": {"code": "x = 1"}}}
+    with Server(tmp_path, "--max-sessions", "1", "--idle-timeout", "1",
+                "--request-timeout", "1") as server:
+        session = httpx2.post(server.url, json=INITIALIZE, headers=headers).headers["mcp-session-id"]
+        in_session = {**headers, "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25"}
+        httpx2.post(server.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+                    headers=in_session)
+        ran = httpx2.post(server.url, json=call, headers=in_session)
+        held = httpx2.get(server.base + "/readyz").text
+        for _ in range(300):
+            if httpx2.get(server.base + "/readyz").status_code == 200:
+                break
+            time.sleep(0.1)
+        freed = httpx2.get(server.base + "/readyz").text
+        later = httpx2.post(server.url, json=call, headers=in_session)
+    assert "state_kept" in ran.text
+    assert held == "full\n" and freed == "ready\n"
+    assert later.status_code == 404
+
+
 def test_mcp_over_http_bounds_the_mcp_sessions_open(tmp_path):
     def initialize(server, token):
         return httpx2.post(server.url, json=INITIALIZE,
