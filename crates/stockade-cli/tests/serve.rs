@@ -96,6 +96,24 @@ fn a_missing_or_wrong_token_is_refused_before_the_upgrade() {
 }
 
 #[test]
+fn a_web_page_cannot_open_a_session_on_a_server_without_tokens() {
+    let server = Server::start(&[]);
+    let upgrade = "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n";
+    let (status, body) = server.get_with(
+        stockade_wire::SESSION_PATH,
+        &format!("{upgrade}Origin: http://attacker.example\r\n"),
+    );
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("web page"), "{body}");
+    assert_eq!(server.workers(), 0, "no worker started for a web page");
+    // A client of ours sends no Origin.
+    let mut session =
+        Session::new(SessionOptions::new(Language::JavaScript).remote(server.url.clone(), None))
+            .expect("a client without a token, on loopback");
+    assert_eq!(session.run("1 + 1").unwrap(), Value::Int(2));
+}
+
+#[test]
 fn sighup_reloads_the_token_file() {
     let (server, tokens) = Server::with_tokens(&[]);
     let fresh = "a-newer-token-9876543210";

@@ -322,6 +322,17 @@ async fn upgrade(
         server.metrics.unauthorized();
         return StatusCode::UNAUTHORIZED.into_response();
     };
+    // A browser lets any page open a WebSocket to loopback, and says
+    // whose page it is in Origin; clients of ours send none. Without
+    // tokens, nothing else would keep a page out.
+    if !server.tokens.required() && headers.contains_key(axum::http::header::ORIGIN) {
+        server.metrics.unauthorized();
+        return (
+            StatusCode::FORBIDDEN,
+            "a web page may not open sessions on a server without tokens\n",
+        )
+            .into_response();
+    }
     let upgrade = match upgrade {
         Ok(upgrade) => upgrade,
         Err(rejection) => return rejection.into_response(),

@@ -89,6 +89,12 @@ impl Server {
 
     /// One plain HTTP GET; the status code and body.
     pub fn get(&self, path: &str) -> (u16, String) {
+        self.get_with(path, "")
+    }
+
+    /// One HTTP GET with `headers` (each line ending in CRLF) besides
+    /// Host; the status code and body.
+    pub fn get_with(&self, path: &str, headers: &str) -> (u16, String) {
         use std::io::{Read, Write};
         let mut stream = std::net::TcpStream::connect(&self.addr).expect("connect");
         stream
@@ -96,7 +102,7 @@ impl Server {
             .unwrap();
         write!(
             stream,
-            "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+            "GET {path} HTTP/1.1\r\nHost: {}\r\n{headers}Connection: close\r\n\r\n",
             self.addr
         )
         .unwrap();
