@@ -232,7 +232,11 @@ async fn serve(
     // A turn that runs when the grace ends finishes first: it has at most
     // the request timeout.
     let last_turn = config.policy.request_timeout + Duration::from_secs(5);
-    let shutdown = async move { drain(drained, grace, last_turn).await };
+    // Watched before the server says it listens: a signal sent as soon as
+    // it does (an orchestrator's SIGTERM, a SIGHUP) would otherwise meet
+    // the default action, which ends the process at once.
+    let signals = Signals::watch().map_err(ServeError::Runtime)?;
+    let shutdown = async move { drain(drained, signals, grace, last_turn).await };
     let most = config.max_connections;
     match tls {
         Some(tls) => {
@@ -248,22 +252,36 @@ async fn serve(
     Ok(())
 }
 
+/// The signals the server's life answers.
+struct Signals {
+    term: tokio::signal::unix::Signal,
+    int: tokio::signal::unix::Signal,
+    hup: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn watch() -> std::io::Result<Self> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(Signals {
+            term: signal(SignalKind::terminate())?,
+            int: signal(SignalKind::interrupt())?,
+            hup: signal(SignalKind::hangup())?,
+        })
+    }
+}
+
 /// Waits for SIGTERM or SIGINT, then: no new sessions; running ones go
 /// on for up to `grace`; the rest end at their next wait for the client,
 /// told the server is shutting down, a running turn first finishing (for
 /// up to `last_turn`). A session's slot is free only once its end has
 /// been sent, so none is lost to the runtime stopping. SIGHUP reloads the
 /// tokens meanwhile.
-async fn drain(server: Arc<Server>, grace: Duration, last_turn: Duration) {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut term), Ok(mut int), Ok(mut hup)) = (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::hangup()),
-    ) else {
-        tracing::error!("cannot watch for signals; the server stops only when killed");
-        return std::future::pending().await;
-    };
+async fn drain(server: Arc<Server>, signals: Signals, grace: Duration, last_turn: Duration) {
+    let Signals {
+        mut term,
+        mut int,
+        mut hup,
+    } = signals;
     loop {
         tokio::select! {
             _ = term.recv() => break,
