@@ -204,13 +204,16 @@ impl Sessions {
         // took the lock was for an earlier call, or, if it came after this
         // one arrived, is counted in `stops` and ends this one here.
         stop.store(false, Ordering::SeqCst);
-        if cancel.load(Ordering::SeqCst) || self.stops(language).load(Ordering::SeqCst) != arrived {
+        // A stop since (a reset) discards the state this call would have
+        // run in; a cancelled request leaves it as it was.
+        let stopped = self.stops(language).load(Ordering::SeqCst) != arrived;
+        if stopped || cancel.load(Ordering::SeqCst) {
             return Ran {
                 stdout: String::new(),
                 stderr: String::new(),
                 outcome: Err(Error::Interrupted),
                 replaced: None,
-                lost: false,
+                lost: stopped,
             };
         }
         let current = Arc::clone(self.current_call(language));

@@ -179,6 +179,7 @@ def test_mcp_reset_ends_the_calls_waiting_behind_the_running_one_too():
     reset, ended, after = with_client(work, "--timeout", "600")
     assert not reset.is_error
     assert [call.structured_content["error_type"] for call in ended] == ["Interrupted"] * 2
+    assert [call.structured_content["state_kept"] for call in ended] == [False, False]
     assert after.structured_content["result"] == "2"
 
 
