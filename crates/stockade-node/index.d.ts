@@ -151,7 +151,8 @@ export interface ExecutionResult {
   stderr: string;
   result: GuestValue;
   error: string | null;
-  /** The guest's exception class, or the StockadeError subclass's name. */
+  /** The guest's exception class ("TypeError", "SyntaxError"), or the
+   *  StockadeError subclass's name ("TimeLimitError", "MemoryLimitError"). */
   errorType: string | null;
   truncated: boolean;
 }

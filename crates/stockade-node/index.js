@@ -479,9 +479,9 @@ class Sandbox {
       return { status: "ok", ...streams, result, error: null, errorType: null, truncated };
     } catch (err) {
       if (!(err instanceof errors.StockadeError)) throw err;
-      const errorType = err instanceof errors.GuestError && !(err instanceof errors.GuestSyntaxError)
-        ? err.type
-        : err.constructor.name;
+      // The guest's own class (a syntax error's too, "SyntaxError"), else
+      // the StockadeError subclass: as the Python package and MCP say.
+      const errorType = err instanceof errors.GuestError ? err.type : err.constructor.name;
       return { status: "error", ...streams, result: null, error: err.message, errorType, truncated };
     }
   }

@@ -63,6 +63,8 @@ test("execute never throws for the run's own failure", async () => {
     assert.deepEqual([ok.status, ok.stdout, ok.result], ["ok", "hi\n", 42]);
     const failed = await sandbox.execute("throw new TypeError('bad')");
     assert.deepEqual([failed.status, failed.errorType], ["error", "TypeError"]);
+    const syntax = await sandbox.execute("let = ;");
+    assert.deepEqual([syntax.status, syntax.errorType], ["error", "SyntaxError"]);
   } finally {
     sandbox.close();
   }

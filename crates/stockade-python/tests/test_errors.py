@@ -101,7 +101,7 @@ def test_execute_refuses_a_result_past_the_limit(sandbox, language):
 def test_execute_reports_time_limits(language):
     with stockade.Sandbox(language, limits=stockade.Limits(max_duration=0.2)) as sandbox:
         result = sandbox.execute(code(language, "while True:\n    pass", "while (true) {}"))
-        assert result.error_type == "TimeLimit"
+        assert result.error_type == "TimeLimitError"
 
 
 def test_execute_passes_all_output_to_a_print_callback_even_past_the_cap(sandbox, language):

@@ -25,7 +25,7 @@ def test_langchain_tool_returns_errors_and_limits_as_text(python_tool):
     assert error.startswith("stdout:\npartial")
     assert "error: ValueError" in error and "bad row" in error
     stuck = python_tool.invoke({"code": "while True:\n    pass"})
-    assert "error: TimeLimit" in stuck and "fresh one" in stuck
+    assert "error: TimeLimitError" in stuck and "fresh one" in stuck
     after = python_tool.invoke({"code": "'rows' in globals()"})
     assert after.startswith("Note: the previous sandbox was lost") and after.endswith("result: False")
 
@@ -63,7 +63,7 @@ def test_langchain_tool_replaces_a_sandbox_whose_max_duration_is_spent():
     tool = StockadeTool(sandbox_options={"limits": stockade.Limits(max_duration=0.5)})
     try:
         spent = tool.invoke({"code": "while True:\n    pass"})
-        assert "error: TimeLimit" in spent and "fresh one" in spent
+        assert "error: TimeLimitError" in spent and "fresh one" in spent
         assert tool.invoke({"code": "6 * 7"}).endswith("result: 42")
     finally:
         tool.close()

@@ -145,6 +145,6 @@ def test_a_sandbox_lost_to_the_request_timeout_says_so(language):
         assert sandbox.execute(code(language, "1 / 0", "null.boom")).error_type is not None
         assert not sandbox.lost
         failed = sandbox.execute(code(language, "while True:\n    pass", "for (;;) {}"))
-        assert failed.error_type == "TimeLimit"
+        assert failed.error_type == "TimeLimitError"
         assert sandbox.lost
     assert sandbox.lost  # closed

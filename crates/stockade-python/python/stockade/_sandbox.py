@@ -13,8 +13,8 @@ import functools
 from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _native
-from ._errors import (ConfigurationError, GuestError, MemoryLimitError, ResultTooLarge,
-                      ServerShutdown, StockadeError, TimeLimitError, WorkerCrashed)
+from ._errors import (ConfigurationError, GuestError, ResultTooLarge, ServerShutdown,
+                      StockadeError, WorkerCrashed)
 from ._progress import Progress, _progress
 
 PrintCallback = Callable[[str, str], Any]
@@ -61,8 +61,11 @@ class ExecutionResult:
     result: Any
     #: The error's message when status is "error".
     error: Optional[str]
-    #: The guest's exception class, or one of "SyntaxError", "TimeLimit",
-    #: "MemoryLimit", "WorkerCrashed", "ConversionError", "ResultTooLarge".
+    #: The guest's exception class ("ZeroDivisionError", "SyntaxError"), or
+    #: the name of the stockade exception that stopped the run
+    #: ("TimeLimitError", "MemoryLimitError", "WorkerCrashed",
+    #: "ConversionError", "ResultTooLarge"), as the MCP tools and the Node
+    #: package name them.
     error_type: Optional[str]
     #: Whether stdout or stderr was cut at the stream limit.
     truncated: bool
@@ -122,10 +125,6 @@ def _options(language: str, limits: Optional[Limits], sandbox: str,
 def _error_type(error: StockadeError) -> str:
     if isinstance(error, GuestError):
         return "SyntaxError" if type(error).__name__ == "GuestSyntaxError" else error.type
-    if isinstance(error, TimeLimitError):
-        return "TimeLimit"
-    if isinstance(error, MemoryLimitError):
-        return "MemoryLimit"
     if isinstance(error, WorkerCrashed):
         return "WorkerCrashed"
     return type(error).__name__

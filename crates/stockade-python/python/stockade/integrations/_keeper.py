@@ -35,7 +35,7 @@ class SandboxKeeper:
     def ran(self, result: stockade.ExecutionResult) -> bool:
         """Takes note of a run's result; True when the sandbox is gone with
         it (the next call starts afresh)."""
-        self._spent = result.error_type == "TimeLimit"
+        self._spent = result.error_type == "TimeLimitError"
         return self._spent or (self.sandbox is not None and self.sandbox.lost)
 
     def close(self) -> None:
