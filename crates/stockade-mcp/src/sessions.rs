@@ -33,6 +33,11 @@ pub struct Sessions {
     /// the lock when one came ends too, instead of running after it.
     stops_python: AtomicU64,
     stops_javascript: AtomicU64,
+    /// How many resets each language has been asked: a call that takes the
+    /// lock before a reset asked earlier carries it out first, rather than
+    /// run on the state the reset discards.
+    resets_python: AtomicU64,
+    resets_javascript: AtomicU64,
     /// The cancel flag of the call the language's session runs now, which
     /// its interrupt check reads: a request cancelled while it waits for
     /// the lock must not end the call ahead of it.
@@ -53,9 +58,19 @@ struct Slot {
     held: Option<Held>,
     /// Why the last session was lost, told by the next call.
     lost: Option<String>,
+    /// The resets of this language carried out, of those asked.
+    resets_done: u64,
 }
 
 impl Slot {
+    /// Carries out the resets asked up to `asked`: the session ends, and
+    /// so does the news of an earlier loss. Whether there was a session.
+    fn reset(&mut self, asked: u64) -> bool {
+        self.resets_done = asked;
+        self.lost = None;
+        self.end()
+    }
+
     /// Ends the session and gives its place back.
     fn end(&mut self) -> bool {
         self.held = None;
@@ -131,6 +146,8 @@ impl Sessions {
             stop_javascript: Arc::new(AtomicBool::new(false)),
             stops_python: AtomicU64::new(0),
             stops_javascript: AtomicU64::new(0),
+            resets_python: AtomicU64::new(0),
+            resets_javascript: AtomicU64::new(0),
             current_python: Arc::default(),
             current_javascript: Arc::default(),
         }
@@ -154,6 +171,13 @@ impl Sessions {
         match language {
             Language::Python => &self.stops_python,
             Language::JavaScript => &self.stops_javascript,
+        }
+    }
+
+    fn resets(&self, language: Language) -> &AtomicU64 {
+        match language {
+            Language::Python => &self.resets_python,
+            Language::JavaScript => &self.resets_javascript,
         }
     }
 
@@ -215,6 +239,10 @@ impl Sessions {
                 replaced: None,
                 lost: stopped,
             };
+        }
+        let asked = self.resets(language).load(Ordering::SeqCst);
+        if slot.resets_done < asked {
+            slot.reset(asked);
         }
         let current = Arc::clone(self.current_call(language));
         *current.lock().unwrap_or_else(PoisonError::into_inner) = cancel;
@@ -320,6 +348,7 @@ impl Sessions {
     pub fn reset(&self, languages: &[Language]) -> Vec<Language> {
         let mut ended = Vec::new();
         for &language in languages {
+            let asked = self.resets(language).fetch_add(1, Ordering::SeqCst) + 1;
             // A call under way ends now rather than holding the lock until
             // its time limit.
             self.stop(language);
@@ -327,8 +356,8 @@ impl Sessions {
                 .slot(language)
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
-            slot.lost = None;
-            if slot.end() {
+            // A call that took the lock first has done it already.
+            if slot.resets_done < asked && slot.reset(asked) {
                 ended.push(language);
             }
         }
