@@ -116,11 +116,20 @@ impl HttpTools {
         self.service.handle(request).await
     }
 
-    /// Ends the calls under way in MCP session `id` (its workers are
-    /// killed): its client is ending it, and rmcp would otherwise give
-    /// them 5 s before it stops waiting.
-    pub fn end_session(&self, id: &str) {
-        self.registry.stop(id);
+    /// Ends the calls under way in MCP session `id`, which its client is
+    /// ending (rmcp would give them 5 s), and waits until its sandboxes
+    /// are gone and their places given back, for up to 5 s.
+    pub async fn end_session(&self, id: &str) {
+        let Some(sessions) = self.registry.take(id) else {
+            return;
+        };
+        if let Some(sessions) = sessions.upgrade() {
+            sessions.stop_all();
+        }
+        let until = tokio::time::Instant::now() + ENDING;
+        while sessions.strong_count() > 0 && tokio::time::Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
     }
 
     /// Ends every client's MCP session, and with it the calls under way
@@ -130,6 +139,10 @@ impl HttpTools {
         self.ending.cancel();
     }
 }
+
+/// The longest [`HttpTools::end_session`] waits for a session's
+/// sandboxes to go: rmcp's own wait for its calls.
+const ENDING: Duration = Duration::from_secs(5);
 
 /// What a session's idle clock allows beyond a call's own time limit: its
 /// answer being written.

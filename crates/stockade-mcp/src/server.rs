@@ -67,23 +67,20 @@ impl Registry {
             .by_id
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if by_id.contains_key(id) {
+        // A handler gone (a dropped request's) leaves its place to the next.
+        if by_id.get(id).is_some_and(|known| known.strong_count() > 0) {
             return;
         }
         by_id.retain(|_, sessions| sessions.strong_count() > 0);
         by_id.insert(id.to_owned(), Arc::downgrade(sessions));
     }
 
-    /// Ends the calls of the MCP session `id`, if it made any.
-    pub(crate) fn stop(&self, id: &str) {
-        let found = self
-            .by_id
+    /// Takes the MCP session `id` out, if it made calls.
+    pub(crate) fn take(&self, id: &str) -> Option<std::sync::Weak<Sessions>> {
+        self.by_id
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .remove(id);
-        if let Some(sessions) = found.and_then(|sessions| sessions.upgrade()) {
-            sessions.stop_all();
-        }
+            .remove(id)
     }
 }
 

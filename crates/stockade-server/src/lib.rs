@@ -274,8 +274,9 @@ impl Signals {
 /// on for up to `grace`; the rest end at their next wait for the client,
 /// told the server is shutting down, a running turn first finishing (for
 /// up to `last_turn`). A session's slot is free only once its end has
-/// been sent, so none is lost to the runtime stopping. SIGHUP reloads the
-/// tokens meanwhile.
+/// been sent, so none is lost to the runtime stopping. MCP clients'
+/// sessions at `/mcp` end when the grace does, each call under way with
+/// its worker. SIGHUP reloads the tokens meanwhile.
 async fn drain(server: Arc<Server>, signals: Signals, grace: Duration, last_turn: Duration) {
     let Signals {
         mut term,

@@ -147,144 +147,230 @@ pub fn endpoint(
     )
 }
 
-/// The `method` of a JSON-RPC message, when the body is one.
-fn first_message_method(body: &[u8]) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Message {
-        method: Option<String>,
-    }
-    serde_json::from_slice::<Message>(body).ok()?.method
+/// The `_meta` key of a request that names its own protocol version: the
+/// sessionless way (2026-07-28), which rmcp serves with a fresh handler
+/// even when a session id comes with it.
+const PER_REQUEST_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// What `serve` reads of a POST's JSON-RPC message.
+#[derive(Debug, Default, serde::Deserialize)]
+struct Message {
+    method: Option<String>,
+    params: Option<Params>,
 }
 
-/// Answers a request to [`MCP_PATH`]: the token first, then, while the
-/// server drains, only the MCP sessions it already has.
-pub async fn serve(State(server): State<Arc<Server>>, mut request: Request) -> Response {
-    let authorization = request
-        .headers()
+#[derive(Debug, Default, serde::Deserialize)]
+struct Params {
+    #[serde(rename = "_meta")]
+    meta: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+impl Message {
+    fn sessionless(&self) -> bool {
+        self.params
+            .as_ref()
+            .and_then(|params| params.meta.as_ref())
+            .is_some_and(|meta| meta.contains_key(PER_REQUEST_VERSION))
+    }
+}
+
+fn refuse(status: StatusCode, why: impl Into<String>) -> Response {
+    (status, why.into()).into_response()
+}
+
+/// The caller's token, or the answer that turns the request away: no
+/// token; a web page at a server without tokens; a new MCP session while
+/// the server drains; a session another token opened.
+fn check_caller(server: &Server, request: &Request) -> Result<TokenId, Box<Response>> {
+    let headers = request.headers();
+    let authorization = headers
         .get(header::AUTHORIZATION)
         .map(|value| value.as_bytes());
     let Some(token) = server.tokens.check(authorization) else {
         server.metrics.unauthorized();
-        return (
-            StatusCode::UNAUTHORIZED,
-            [(header::WWW_AUTHENTICATE, "Bearer")],
-            "a bearer token from this server's token file is required\n",
-        )
-            .into_response();
+        return Err(Box::new(
+            (
+                StatusCode::UNAUTHORIZED,
+                [(header::WWW_AUTHENTICATE, "Bearer")],
+                "a bearer token from this server's token file is required\n",
+            )
+                .into_response(),
+        ));
     };
-    if server.is_draining() && !request.headers().contains_key(SESSION_HEADER) {
+    // Before the body is read: a page must not make the server take in
+    // one (rmcp would refuse it, but only after reading it).
+    if !server.tokens.required() && headers.contains_key(header::ORIGIN) {
+        server.metrics.unauthorized();
+        return Err(Box::new(refuse(
+            StatusCode::FORBIDDEN,
+            "a web page may not use a server without tokens\n",
+        )));
+    }
+    let session = headers.get(SESSION_HEADER);
+    if server.is_draining() && session.is_none() {
         server.metrics.over_capacity();
-        return (
+        return Err(Box::new(refuse(
             StatusCode::SERVICE_UNAVAILABLE,
             "this server is shutting down; connect to another\n",
-        )
-            .into_response();
+        )));
     }
     // A session serves the token that opened it only: another token
     // holding its id (leaked, say) is told there is no such session.
-    if let Some(id) = request.headers().get(SESSION_HEADER) {
+    if let Some(id) = session {
         let owned = id
             .to_str()
             .is_ok_and(|id| server.mcp_sessions.opened_by(&token, id));
         if !owned {
-            return (StatusCode::NOT_FOUND, "Not Found: Session not found\n").into_response();
+            return Err(Box::new(refuse(
+                StatusCode::NOT_FOUND,
+                "Not Found: Session not found\n",
+            )));
         }
     }
-    // A POST without a session must open one: sessionless requests would
-    // each meet a fresh sandbox. An initialize takes a place until it is
-    // answered.
-    let opening = if request.method() == Method::POST
-        && !request.headers().contains_key(SESSION_HEADER)
-    {
-        let (parts, body) = request.into_parts();
-        let body = match axum::body::to_bytes(body, server.max_message).await {
-            Ok(body) => body,
-            Err(_) => {
-                return (
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    "the request is larger than this server takes, or was cut off\n",
-                )
-                    .into_response();
-            }
-        };
-        let method = first_message_method(&body);
-        request = Request::from_parts(parts, axum::body::Body::from(body));
-        match method.as_deref() {
-            Some("initialize") => {}
-            // Answered without a handler's sandboxes: a client's probe
-            // for the sessionless protocol, told to use the handshake.
-            Some("server/discover") => return server.mcp.handle(request).await.into_response(),
-            _ => {
-                return (
-                        StatusCode::BAD_REQUEST,
-                        "this server keeps state in MCP sessions: a request without Mcp-Session-Id must be initialize\n",
-                    )
-                        .into_response();
-            }
-        }
-        match server
-            .mcp_sessions
-            .open(token, server.mcp.open_sessions())
-            .await
-        {
-            Ok(opening) => Some(opening),
-            Err(why) => {
-                server.metrics.over_capacity();
-                return (StatusCode::SERVICE_UNAVAILABLE, format!("{why}\n")).into_response();
-            }
-        }
-    } else {
-        None
+    Ok(token)
+}
+
+/// Reads a POST's body (at most the server's message bound) and what it
+/// asks; the request is rebuilt around the bytes for rmcp.
+async fn read_post(server: &Server, request: Request) -> Result<(Request, Message), Box<Response>> {
+    let (parts, body) = request.into_parts();
+    let body = axum::body::to_bytes(body, server.max_message)
+        .await
+        .map_err(|_| {
+            Box::new(refuse(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "the request is larger than this server takes, or was cut off\n",
+            ))
+        })?;
+    // rmcp answers a body that is not a message; here it only matters
+    // what one asks.
+    let message = serde_json::from_slice::<Message>(&body).unwrap_or_default();
+    Ok((
+        Request::from_parts(parts, axum::body::Body::from(body)),
+        message,
+    ))
+}
+
+/// Answers a request to [`MCP_PATH`]. Every request shows its token; a
+/// POST must be part of an MCP session (or open one), never a sessionless
+/// request, whose fresh sandbox would lose the guest's state at once.
+pub async fn serve(State(server): State<Arc<Server>>, request: Request) -> Response {
+    let token = match check_caller(&server, &request) {
+        Ok(token) => token,
+        Err(refused) => return *refused,
     };
-    let stream = if request.method() == Method::GET
-        && !request.headers().contains_key(LAST_EVENT_ID)
-        && let Some(id) = request.headers().get(SESSION_HEADER)
-        && let Ok(id) = id.to_str()
-    {
-        match server.mcp_sessions.stream(id) {
-            Some(stream) => Some(stream),
-            None => {
-                return (
-                    StatusCode::CONFLICT,
-                    "this MCP session has its event stream open already\n",
-                )
-                    .into_response();
+    let session = request
+        .headers()
+        .get(SESSION_HEADER)
+        .and_then(|id| id.to_str().ok())
+        .map(str::to_owned);
+    match (request.method().clone(), session) {
+        (Method::POST, session) => {
+            let (request, message) = match read_post(&server, request).await {
+                Ok(read) => read,
+                Err(refused) => return *refused,
+            };
+            let method = message.method.as_deref();
+            if message.sessionless() && method != Some(DISCOVER) {
+                return refuse(
+                    StatusCode::BAD_REQUEST,
+                    "this server keeps state in MCP sessions and does not serve sessionless requests (a protocol version in _meta); initialize a session\n",
+                );
+            }
+            match (session, method) {
+                (Some(_), _) | (None, Some(DISCOVER)) => forward(&server, token, request).await,
+                (None, Some("initialize")) => initialize(server, token, request).await,
+                (None, _) => refuse(
+                    StatusCode::BAD_REQUEST,
+                    "this server keeps state in MCP sessions: a request without Mcp-Session-Id must be initialize\n",
+                ),
             }
         }
-    } else {
-        None
-    };
+        (Method::GET, Some(id)) => event_stream(&server, token, request, &id).await,
+        (Method::DELETE, Some(id)) => {
+            let mut response = forward(&server, token, request).await;
+            // rmcp answers a session's end with 202 Accepted; clients (the
+            // MCP Python SDK's) take only 200 or 204 for done, and warn
+            // otherwise. Its calls end now (rmcp would give them 5 s), and
+            // the answer waits for its places to be free.
+            if response.status() == StatusCode::ACCEPTED {
+                server.mcp.end_session(&id).await;
+                *response.status_mut() = StatusCode::NO_CONTENT;
+            }
+            response
+        }
+        _ => forward(&server, token, request).await,
+    }
+}
+
+/// The `server/discover` probe: answered without a handler's sandboxes,
+/// telling a client of the sessionless protocol to use the handshake.
+const DISCOVER: &str = "server/discover";
+
+/// Hands the request to rmcp, with the token for the admission.
+async fn forward(server: &Server, token: TokenId, mut request: Request) -> Response {
     request.extensions_mut().insert(CallerToken(token));
-    let ending_a_session = request.method() == Method::DELETE;
-    if ending_a_session
-        && let Some(id) = request.headers().get(SESSION_HEADER)
-        && let Ok(id) = id.to_str()
+    server.mcp.handle(request).await.into_response()
+}
+
+/// An `initialize`: it takes a place among the MCP sessions until it is
+/// answered, and the session it opens is recorded as the token's. Served
+/// in a task of its own, so a client that goes mid-answer cannot leave a
+/// session opened but never recorded.
+async fn initialize(server: Arc<Server>, token: TokenId, request: Request) -> Response {
+    let opening = match server
+        .mcp_sessions
+        .open(token, server.mcp.open_sessions())
+        .await
     {
-        server.mcp.end_session(id);
-    }
-    let mut response = server.mcp.handle(request).await.into_response();
-    if let Some(stream) = stream {
-        let (parts, body) = response.into_parts();
-        response = Response::from_parts(
-            parts,
-            axum::body::Body::new(Streaming {
-                body,
-                _stream: stream,
-            }),
-        );
-    }
-    if let Some(opening) = opening {
+        Ok(opening) => opening,
+        Err(why) => {
+            server.metrics.over_capacity();
+            return refuse(StatusCode::SERVICE_UNAVAILABLE, format!("{why}\n"));
+        }
+    };
+    let answered = tokio::spawn(async move {
+        let response = forward(&server, token, request).await;
         opening.opened(
             response
                 .headers()
                 .get(SESSION_HEADER)
                 .and_then(|id| id.to_str().ok()),
         );
+        response
+    });
+    answered.await.unwrap_or_else(|err| {
+        refuse(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the initialize failed: {err}\n"),
+        )
+    })
+}
+
+/// A GET: the session's event stream, held open as long as its body, one
+/// at a time; or the resumption of one request's answer (a Last-Event-ID
+/// naming a request's stream, `N/M`), which rmcp ends with the answer.
+async fn event_stream(server: &Server, token: TokenId, request: Request, id: &str) -> Response {
+    let resumes_a_request = request
+        .headers()
+        .get(LAST_EVENT_ID)
+        .and_then(|last| last.to_str().ok())
+        .is_some_and(|last| last.contains('/'));
+    if resumes_a_request {
+        return forward(server, token, request).await;
     }
-    // rmcp answers a session's end with 202 Accepted; clients (the MCP
-    // Python SDK's) take only 200 or 204 for done, and warn otherwise.
-    if ending_a_session && response.status() == StatusCode::ACCEPTED {
-        *response.status_mut() = StatusCode::NO_CONTENT;
-    }
-    response
+    let Some(stream) = server.mcp_sessions.stream(id) else {
+        return refuse(
+            StatusCode::CONFLICT,
+            "this MCP session has its event stream open already\n",
+        );
+    };
+    let (parts, body) = forward(server, token, request).await.into_parts();
+    Response::from_parts(
+        parts,
+        axum::body::Body::new(Streaming {
+            body,
+            _stream: stream,
+        }),
+    )
 }

@@ -1,8 +1,9 @@
 //! How many MCP sessions clients hold open at `/mcp`: at most
 //! `--max-mcp-sessions` in all and `--max-mcp-sessions-per-token` for any
-//! one token. An idle MCP session holds no worker (its sandboxes count in
-//! `capacity.rs`), but each costs the server memory until its client ends
-//! it or it goes idle too long, so opening one is bounded too.
+//! one token; which token opened each (a session serves only it); and
+//! each session's one event stream. A session costs the server memory
+//! until its client ends it or it goes idle too long, even when it holds
+//! no sandbox (those count in `capacity.rs`), so opening one is bounded.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -12,6 +13,7 @@ use stockade_mcp::HttpTools;
 
 use crate::tokens::TokenId;
 
+/// The MCP sessions open, by token, and their bounds.
 #[derive(Debug)]
 pub struct McpSessions {
     max: usize,
@@ -55,6 +57,7 @@ pub struct Opening {
 }
 
 impl McpSessions {
+    /// At most `max` sessions in all, `max_per_token` for one token.
     pub fn new(max: usize, max_per_token: usize) -> Arc<Self> {
         Arc::new(Self {
             max,
