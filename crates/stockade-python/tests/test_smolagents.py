@@ -79,7 +79,7 @@ def test_smolagents_the_executor_keeps_agent_variables_and_outlives_a_lost_sandb
         executor.send_tools({})
         executor.send_variables({"seed": 7})
         assert executor("seed * 6").output == 42
-        with pytest.raises(Exception, match=r"(?s)TimeLimit.*replaced"):
+        with pytest.raises(Exception, match=r"(?s)TimeLimitError.*replaced"):
             executor("while True:\n    pass")
         after = executor("seed")
         assert after.output == 7 and "replaced" in after.logs

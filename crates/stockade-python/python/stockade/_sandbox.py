@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, T
 
 from . import _native
 from ._errors import (ConfigurationError, GuestError, ResultTooLarge, ServerShutdown,
-                      StockadeError, WorkerCrashed)
+                      StockadeError)
 from ._progress import Progress, _progress
 
 PrintCallback = Callable[[str, str], Any]
@@ -123,10 +123,11 @@ def _options(language: str, limits: Optional[Limits], sandbox: str,
 
 
 def _error_type(error: StockadeError) -> str:
+    # The guest's own class (SyntaxError, IndentationError, ...), else the
+    # stockade exception's (Disconnected and ServerShutdown by their own
+    # names), as the Node package and the MCP tools say.
     if isinstance(error, GuestError):
-        return "SyntaxError" if type(error).__name__ == "GuestSyntaxError" else error.type
-    if isinstance(error, WorkerCrashed):
-        return "WorkerCrashed"
+        return error.type
     return type(error).__name__
 
 
