@@ -17,7 +17,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio_util::sync::CancellationToken;
 
 use crate::ToolServer;
-use crate::server::Registry;
+use crate::registry::Registry;
 
 /// How the HTTP transport serves its clients.
 #[derive(Debug, Clone)]

@@ -13,6 +13,7 @@
 //! - `server.rs`: the rmcp handler;
 //! - `admission.rs`: lets a server bound the sandboxes clients start;
 //! - `endpoint.rs`: the streamable HTTP endpoint;
+//! - `registry.rs`: its sessions' handlers by session id;
 //! - `eof.rs`: ends the calls under way when a stdio client goes.
 
 mod admission;
@@ -20,12 +21,14 @@ mod endpoint;
 mod eof;
 mod json;
 mod outcome;
+mod registry;
 mod server;
 mod sessions;
 mod tools;
 
 pub use admission::{Admission, Caller, Held};
 pub use endpoint::{HttpOptions, HttpTools};
+pub use registry::SESSION_HEADER;
 pub use server::ToolServer;
 pub use sessions::{MAX_STREAM_BYTES, OptionsFor};
 

@@ -20,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::admission::{Admission, Caller};
 use crate::outcome::RunOutput;
+use crate::registry::{Registry, SESSION_HEADER};
 use crate::sessions::{OptionsFor, Sessions};
 use crate::tools::{self, RESET};
 
@@ -54,44 +55,11 @@ pub struct ToolServer {
     registry: Option<Arc<Registry>>,
 }
 
-/// The sessions of each MCP session over HTTP, by its id: ending one
-/// (`HttpTools::end_session`) ends its calls at once.
-#[derive(Debug, Default)]
-pub(crate) struct Registry {
-    by_id: std::sync::Mutex<std::collections::HashMap<String, std::sync::Weak<Sessions>>>,
-}
-
-impl Registry {
-    fn enter(&self, id: &str, sessions: &Arc<Sessions>) {
-        let mut by_id = self
-            .by_id
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        // A handler gone (a dropped request's) leaves its place to the next.
-        if by_id.get(id).is_some_and(|known| known.strong_count() > 0) {
-            return;
-        }
-        by_id.retain(|_, sessions| sessions.strong_count() > 0);
-        by_id.insert(id.to_owned(), Arc::downgrade(sessions));
-    }
-
-    /// Takes the MCP session `id` out, if it made calls.
-    pub(crate) fn take(&self, id: &str) -> Option<std::sync::Weak<Sessions>> {
-        self.by_id
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .remove(id)
-    }
-}
-
 impl std::fmt::Debug for ToolServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolServer").finish_non_exhaustive()
     }
 }
-
-/// The header that carries an HTTP client's MCP session id.
-const SESSION_ID: &str = "mcp-session-id";
 
 /// The versions that open with `initialize`, oldest first.
 const HANDSHAKE_VERSIONS: &[ProtocolVersion] = &[
@@ -188,7 +156,7 @@ impl ToolServer {
         let http = request.get::<http::request::Parts>();
         if let Some(registry) = &self.registry
             && let Some(id) = http
-                .and_then(|parts| parts.headers.get(SESSION_ID))
+                .and_then(|parts| parts.headers.get(SESSION_HEADER))
                 .and_then(|id| id.to_str().ok())
         {
             registry.enter(id, &self.sessions);

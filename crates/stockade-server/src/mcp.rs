@@ -15,7 +15,9 @@ use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use stockade::relay::RelayPolicy;
 use stockade::{Language, SessionOptions};
-use stockade_mcp::{Admission, Caller, Held, HttpOptions, HttpTools, OptionsFor, ToolServer};
+use stockade_mcp::{
+    Admission, Caller, Held, HttpOptions, HttpTools, OptionsFor, SESSION_HEADER, ToolServer,
+};
 
 use crate::Server;
 use crate::capacity::Capacity;
@@ -25,9 +27,6 @@ use crate::tokens::TokenId;
 
 /// Where the MCP endpoint answers.
 pub const MCP_PATH: &str = "/mcp";
-
-/// The header that names a client's MCP session once it has one.
-const SESSION_HEADER: &str = "mcp-session-id";
 
 /// The header of a GET that resumes a request's answer, not the session's
 /// event stream.
