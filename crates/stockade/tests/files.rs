@@ -427,12 +427,150 @@ fn an_overlay_cannot_launder_a_hard_link_by_renaming_its_directory(engine: Inter
     let mount = Mount::new("/data", uploads.path(), MountMode::Overlay).unwrap();
     let mut session = python_with(engine, vec![mount]);
     session.run("from pathlib import Path").unwrap();
-    let refused = guest_error(session.run("Path('/data/sub').rename('/data/sub2')"));
-    assert_eq!(refused.type_name, "PermissionError", "{refused:?}");
-    let refused = guest_error(session.run("Path('/data/sub2/secret').read_text()"));
-    assert_ne!(refused.message, "do not read");
     let refused = guest_error(session.run("Path('/data/sub/secret').read_text()"));
     assert!(refused.message.contains("hard link"), "{refused:?}");
+    // The overlay moves the directory in memory, its file still the real
+    // one: every use of it under the new name meets the same refusal.
+    session
+        .run("Path('/data/sub').rename('/data/sub2')")
+        .unwrap();
+    for call in [
+        "Path('/data/sub2/secret').read_text()",
+        "Path('/data/sub2/secret').stat().st_size",
+        "open('/data/sub2/secret', 'a').write('more')",
+    ] {
+        let refused = guest_error(session.run(call));
+        assert_eq!(refused.type_name, "PermissionError", "{call}: {refused:?}");
+        assert!(refused.message.contains("hard link"), "{call}: {refused:?}");
+    }
+    // A whole new content needs nothing of the old: the overlay keeps it.
+    assert_eq!(
+        session
+            .run("Path('/data/sub2/secret').write_text('over')\nPath('/data/sub2/secret').read_text()")
+            .unwrap(),
+        Value::Str("over".into())
+    );
+    assert_eq!(std::fs::read_to_string(&secret).unwrap(), "do not read");
+}
+
+/// Two sandboxes share one read-write mount, as the Python and JavaScript
+/// sandboxes of one MCP client do. One renames two directories round and
+/// round: `a/f` is a file of the mount's own, `b/f` a hard link to a file
+/// outside. The other (`victim_options`, on a clone of the same mount)
+/// runs `victim_code` on `/data/a/f` meanwhile, which returns
+/// `[ok, refused, missing, leaked]`. The outside file never changes,
+/// nothing of it is read, and the refusals show the race reached it.
+fn race_renames_against_a_hard_link(
+    engine: Interpreter,
+    victim_options: SessionOptions,
+    mode: MountMode,
+    victim_code: &str,
+) {
+    let shared = Scratch::new("hardlink-race");
+    let outside = Scratch::new("hardlink-race-outside");
+    let secret = outside.write("secret.txt", "do not read\n");
+    std::fs::create_dir(shared.path().join("a")).unwrap();
+    std::fs::create_dir(shared.path().join("b")).unwrap();
+    std::fs::write(shared.path().join("a/f"), "inside\n").unwrap();
+    std::fs::hard_link(&secret, shared.path().join("b/f")).unwrap();
+    let mount = Mount::new("/data", shared.path(), MountMode::ReadWrite).unwrap();
+
+    let racing = Arc::new(AtomicBool::new(true));
+    let mut racer = python_with(engine, vec![mount.clone()]);
+    let still_racing = Arc::clone(&racing);
+    racer.register_function("racing", move |_| {
+        Ok(Value::Bool(still_racing.load(Ordering::Relaxed)))
+    });
+    let racer = std::thread::spawn(move || {
+        racer.run(
+            "from pathlib import Path\n\
+             swaps = 0\n\
+             while racing():\n    try:\n        Path('/data/a').rename('/data/t')\n        Path('/data/b').rename('/data/a')\n        Path('/data/t').rename('/data/b')\n        swaps += 1\n    except OSError:\n        pass\n\
+             swaps",
+        )
+    });
+
+    let mut options = victim_options;
+    options.mounts = vec![Mount::new("/data", shared.path(), mode).unwrap()];
+    if mode == MountMode::ReadWrite {
+        // The very mount the racer has, as one client's two sandboxes share it.
+        options.mounts = vec![mount];
+    }
+    let mut victim = Session::new(options).unwrap();
+    let counts = victim.run(victim_code);
+    racing.store(false, Ordering::Relaxed);
+    let swaps = racer.join().unwrap().unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&secret).unwrap(),
+        "do not read\n",
+        "the file outside the mount changed"
+    );
+    let Value::List(counts) = counts.unwrap() else {
+        panic!("expected [ok, refused, missing, leaked]");
+    };
+    let count = |i: usize| match counts[i] {
+        Value::Int(n) => n,
+        ref other => panic!("expected a count, got {other:?}"),
+    };
+    assert_eq!(count(3), 0, "read the outside file: {counts:?}");
+    assert!(count(0) > 0, "never used the mount's own file: {counts:?}");
+    assert!(
+        count(1) > 0,
+        "the race never put the hard link under the path ({swaps:?} swaps): {counts:?}"
+    );
+}
+
+/// What a Python victim does on `/data/a/f`, in each mode: it appends
+/// only in a read-write mount (an overlay's append would keep the file in
+/// memory, where no later call meets the real one).
+fn python_victim(mode: MountMode) -> String {
+    let touch = match mode {
+        MountMode::ReadWrite => {
+            "        with open('/data/a/f', 'a') as fh:\n            fh.write('x\\n')\n"
+        }
+        _ => "",
+    };
+    format!(
+        "from pathlib import Path\n\
+         counts = [0, 0, 0, 0]\n\
+         for i in range(1500):\n    try:\n{touch}        size = Path('/data/a/f').stat().st_size\n        text = Path('/data/a/f').read_text()\n        if 'do not read' in text:\n            counts[3] += 1\n        else:\n            counts[0] += 1\n    except PermissionError:\n        counts[1] += 1\n    except OSError:\n        counts[2] += 1\n\
+         counts"
+    )
+}
+
+#[test]
+fn a_javascript_sandbox_racing_a_python_one_never_reaches_a_hard_linked_file() {
+    let victim = "
+        const fs = require('fs');
+        const counts = [0, 0, 0, 0];
+        for (let i = 0; i < 1500; i++) {
+          try {
+            fs.appendFileSync('/data/a/f', 'x\\n');
+            fs.statSync('/data/a/f');
+            const text = fs.readFileSync('/data/a/f', 'utf8');
+            counts[text.includes('do not read') ? 3 : 0]++;
+          } catch (e) {
+            counts[e.code === 'EACCES' || e.code === 'EPERM' ? 1 : 2]++;
+          }
+        }
+        counts";
+    race_renames_against_a_hard_link(
+        Interpreter::Monty,
+        SessionOptions::new(Language::JavaScript),
+        MountMode::ReadWrite,
+        victim,
+    );
+}
+
+fn two_sandboxes_racing_renames_never_reach_a_hard_linked_file(engine: Interpreter) {
+    for mode in [
+        MountMode::ReadWrite,
+        MountMode::ReadOnly,
+        MountMode::Overlay,
+    ] {
+        let options = SessionOptions::new(Language::Python).engine(engine);
+        race_renames_against_a_hard_link(engine, options, mode, &python_victim(mode));
+    }
 }
 
 fn a_write_past_max_file_memory_is_a_memory_error_in_every_mode(engine: Interpreter) {
@@ -520,4 +658,7 @@ fn an_os_handler_answers_what_no_mount_covers(engine: Interpreter) {
     assert!(!names.is_empty());
 }
 
-on_both_python_engines!(an_os_handler_answers_what_no_mount_covers);
+on_both_python_engines!(
+    an_os_handler_answers_what_no_mount_covers,
+    two_sandboxes_racing_renames_never_reach_a_hard_linked_file,
+);

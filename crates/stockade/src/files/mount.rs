@@ -3,7 +3,6 @@
 //! on (a descriptor, never the path again), in one of three modes.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use cap_std::ambient_authority;
 use cap_std::fs::Dir;
@@ -53,10 +52,8 @@ impl MountMode {
 pub struct Mount {
     guest_path: String,
     mode: MountMode,
-    /// The directory as opened: what the session serves from, and what
-    /// its guards check against.
-    pub(crate) dir: Arc<Dir>,
-    /// monty-fs's root over the same directory (opened through `dir`).
+    /// monty-fs's root: the directory as it was opened when the mount was
+    /// made, what every session serves from.
     pub(crate) root: monty_fs::MountRoot,
 }
 
@@ -103,7 +100,6 @@ impl Mount {
         Ok(Self {
             guest_path: root.virtual_path().to_owned(),
             mode,
-            dir: Arc::new(dir),
             root,
         })
     }

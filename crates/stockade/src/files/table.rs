@@ -1,17 +1,16 @@
 //! A session's files: its mounts in one monty-fs table (each overlay
-//! fresh for the session, within the session's `max_file_memory`), the
-//! one guard the table has not (files with more than one hard link), and
+//! fresh for the session, within the session's `max_file_memory`), and
 //! the answer for calls no mount covers.
 //!
 //! The table resolves every path beneath the mount's directory descriptor
 //! (cap-std: `openat2` with `RESOLVE_BENEATH` where the kernel has it), so
 //! `..`, absolute symlinks, symlinks that lead out and directories swapped
 //! for symlinks while a call runs all fail there; FIFOs, sockets and
-//! devices are refused without being opened for I/O.
+//! devices are refused without being opened for I/O. A file with more than
+//! one hard link is refused on the handle the call then uses (our patch of
+//! monty-fs, `third_party/monty-fs/`): a check of the path before the table
+//! opens it again would lose to a rename in between.
 
-use std::sync::Arc;
-
-use cap_std::fs::{Dir, MetadataExt};
 use monty_fs::{MountCallOutcome, MountTable, OverlayState};
 use monty_types::{MontyException, OsFunctionCall};
 use stockade_wire::{CallOutcome, GuestException, Value};
@@ -26,19 +25,9 @@ pub(crate) struct SessionFiles {
     table: MountTable,
     environ: Vec<(String, String)>,
     clock: GuestClock,
-    /// Each mount's guest path, directory and mode, for the guards.
-    dirs: Vec<(String, Arc<Dir>, MountMode)>,
     /// `max_file_memory`: the most one write may carry.
     budget: u64,
 }
-
-/// Paths monty-fs refuses itself (longer, or deeper): the guards leave
-/// them to it rather than walk them.
-const MAX_PATH_BYTES: usize = 4096;
-const MAX_PATH_DEPTH: usize = 64;
-/// The most entries a directory renamed inside an overlay may hold: each
-/// is checked for hard links first.
-const MAX_OVERLAY_RENAME_ENTRIES: usize = 10_000;
 
 impl SessionFiles {
     /// The session's view of `mounts`: overlays start empty and share
@@ -56,7 +45,6 @@ impl SessionFiles {
             .count()
             .max(1) as u64;
         let mut table = MountTable::new();
-        let mut dirs = Vec::with_capacity(mounts.len());
         for mount in mounts {
             let (mode, limit) = match mount.mode() {
                 MountMode::ReadOnly => (monty_fs::MountMode::ReadOnly, budget),
@@ -70,17 +58,11 @@ impl SessionFiles {
                 monty_fs::Mount::with_root(mount.root.clone(), mode, None)
                     .with_memory_usage_limit(limit),
             );
-            dirs.push((
-                mount.guest_path().to_owned(),
-                Arc::clone(&mount.dir),
-                mount.mode(),
-            ));
         }
         Self {
             table,
             environ,
             clock,
-            dirs,
             budget,
         }
     }
@@ -102,7 +84,7 @@ impl SessionFiles {
             // A name no engine of ours sends: the host's handler may know it.
             Err(why) => return Err(raise("PermissionError", &why)),
         };
-        if let Some(refused) = self.too_large(&call).or_else(|| self.hard_linked(&call)) {
+        if let Some(refused) = self.too_large(&call) {
             return Ok(refused);
         }
         match self.table.handle_os_call(call) {
@@ -142,126 +124,6 @@ impl SessionFiles {
             )
         })
     }
-
-    /// A PermissionError for a call that names a regular file with more
-    /// than one hard link: another name for it may lie outside every
-    /// mount, and nothing in the mount can show which. Existence checks
-    /// still answer.
-    fn hard_linked(&self, call: &OsFunctionCall) -> Option<CallOutcome> {
-        if call.is_existence_check() {
-            return None;
-        }
-        let paths = [call.fs_primary_path(), call.rename_destination()];
-        for path in paths.into_iter().flatten() {
-            if path.len() > MAX_PATH_BYTES || path.split('/').count() > MAX_PATH_DEPTH + 1 {
-                continue;
-            }
-            let normalized = normalize(path);
-            let Some((dir, relative, mode)) = self.beneath(&normalized) else {
-                continue;
-            };
-            if relative.is_empty() {
-                continue;
-            }
-            let Ok(meta) = dir.metadata(relative) else {
-                continue;
-            };
-            if meta.is_file() && meta.nlink() > 1 {
-                return Some(hard_link_refused(path));
-            }
-            // An overlay keeps a renamed directory's files as pointers to
-            // their real names, which no later check would see: what is in
-            // it is checked now.
-            if meta.is_dir()
-                && mode == MountMode::Overlay
-                && matches!(call, OsFunctionCall::Rename(_))
-                && let Some(refused) = overlay_subtree_refused(dir, relative, path)
-            {
-                return Some(refused);
-            }
-        }
-        None
-    }
-
-    /// The mount a normalised guest path falls under (the longest), and
-    /// the path relative to it.
-    fn beneath<'p>(&self, normalized: &'p str) -> Option<(&Dir, &'p str, MountMode)> {
-        self.dirs
-            .iter()
-            .filter_map(|(guest, dir, mode)| {
-                let rest = if guest == "/" {
-                    Some(normalized.trim_start_matches('/'))
-                } else if normalized == guest {
-                    Some("")
-                } else {
-                    normalized
-                        .strip_prefix(guest.as_str())
-                        .and_then(|rest| rest.strip_prefix('/'))
-                };
-                rest.map(|rest| (guest.len(), dir.as_ref(), rest, *mode))
-            })
-            .max_by_key(|(len, _, _, _)| *len)
-            .map(|(_, dir, rest, mode)| (dir, rest, mode))
-    }
-}
-
-fn hard_link_refused(path: &str) -> CallOutcome {
-    raise(
-        "PermissionError",
-        &format!("Permission denied: {path:?} (a file with more than one hard link is not served)"),
-    )
-}
-
-/// A refusal when the real directory `relative` (guest path `path`) holds
-/// a file with more than one hard link, or more entries than are checked.
-fn overlay_subtree_refused(dir: &Dir, relative: &str, path: &str) -> Option<CallOutcome> {
-    let mut pending = vec![(relative.to_owned(), 0usize)];
-    let mut seen = 0usize;
-    while let Some((at, depth)) = pending.pop() {
-        let Ok(entries) = dir.read_dir(&at) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            seen += 1;
-            if seen > MAX_OVERLAY_RENAME_ENTRIES || depth >= MAX_PATH_DEPTH {
-                return Some(raise(
-                    "OSError",
-                    &format!(
-                        "{path:?} holds more than {MAX_OVERLAY_RENAME_ENTRIES} entries, or is deeper than {MAX_PATH_DEPTH}, to rename inside an overlay"
-                    ),
-                ));
-            }
-            let name = entry.file_name();
-            let Some(name) = name.to_str() else {
-                continue;
-            };
-            let child = format!("{at}/{name}");
-            match dir.symlink_metadata(&child) {
-                Ok(meta) if meta.is_file() && meta.nlink() > 1 => {
-                    return Some(hard_link_refused(path));
-                }
-                Ok(meta) if meta.is_dir() => pending.push((child, depth + 1)),
-                _ => {}
-            }
-        }
-    }
-    None
-}
-
-/// `path` made absolute with `.` and `..` resolved in the guest's own
-/// namespace (`..` at the root stays there), as the mount table does.
-fn normalize(path: &str) -> String {
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            _ => parts.push(part),
-        }
-    }
-    format!("/{}", parts.join("/"))
 }
 
 fn raise(type_name: &str, message: &str) -> CallOutcome {
@@ -271,16 +133,4 @@ fn raise(type_name: &str, message: &str) -> CallOutcome {
 fn exception(exception: &MontyException) -> CallOutcome {
     let type_name: &'static str = exception.exc_type().into();
     raise(type_name, exception.message().unwrap_or_default())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::normalize;
-
-    #[test]
-    fn guest_paths_normalise_inside_the_guest_namespace() {
-        assert_eq!(normalize("/data/../data/./x.csv"), "/data/x.csv");
-        assert_eq!(normalize("/../../etc/passwd"), "/etc/passwd");
-        assert_eq!(normalize("relative/x"), "/relative/x");
-    }
 }
