@@ -151,8 +151,69 @@ fn path(p: &str) -> CString {
     CString::new(p).unwrap_or_default()
 }
 
+/// The kernel's id of `pid`'s CPU clock (of its thread `pid` when
+/// `thread`): `(~pid << 3) | CPUCLOCK_SCHED`, as a 32-bit `clockid_t`.
+fn cpu_clock(pid: i64, thread: bool) -> u64 {
+    let id = ((!pid) << 3) | 2 | if thread { 4 } else { 0 };
+    u64::from(id as u32)
+}
+
+/// What another process's CPU clocks and affinity tell: each attempt on
+/// `pid` (labels `NAME-clock`, `NAME-thread-clock`, `NAME-clock-res`,
+/// `NAME-clock-sleep`, `NAME-affinity`).
+fn process_probes(name: &str, pid: i64) {
+    let mut time = [0u64; 2];
+    let ts = time.as_mut_ptr() as u64;
+    say(
+        &format!("{name}-clock"),
+        raw(
+            libc::SYS_clock_gettime,
+            [cpu_clock(pid, false), ts, 0, 0, 0, 0],
+        ),
+    );
+    say(
+        &format!("{name}-thread-clock"),
+        raw(
+            libc::SYS_clock_gettime,
+            [cpu_clock(pid, true), ts, 0, 0, 0, 0],
+        ),
+    );
+    say(
+        &format!("{name}-clock-res"),
+        raw(
+            libc::SYS_clock_getres,
+            [cpu_clock(pid, false), ts, 0, 0, 0, 0],
+        ),
+    );
+    let zero = [0u64; 2];
+    say(
+        &format!("{name}-clock-sleep"),
+        raw(
+            libc::SYS_clock_nanosleep,
+            [
+                cpu_clock(pid, false),
+                libc::TIMER_ABSTIME as u64,
+                zero.as_ptr() as u64,
+                0,
+                0,
+                0,
+            ],
+        ),
+    );
+    let mut mask = [0u8; 128];
+    say(
+        &format!("{name}-affinity"),
+        raw(
+            libc::SYS_sched_getaffinity,
+            [pid as u64, 128, mask.as_mut_ptr() as u64, 0, 0, 0],
+        ),
+    );
+}
+
 fn attacks(seccomp_on: bool) {
     let parent = rustix::process::getppid().map_or(1, |p| p.as_raw_nonzero().get());
+    process_probes("parent", i64::from(parent));
+    process_probes("init", 1);
     let passwd = path("/etc/passwd");
     say(
         "open-etc-passwd",
@@ -302,6 +363,32 @@ fn attacks(seccomp_on: bool) {
 fn allowed() {
     let pid = std::process::id() as u64;
     say("getpid", raw(libc::SYS_getpid, [0; 6]));
+    let mut time = [0u64; 2];
+    let ts = time.as_mut_ptr() as u64;
+    for (label, clock) in [
+        ("clock-realtime", libc::CLOCK_REALTIME as u64),
+        ("clock-monotonic", libc::CLOCK_MONOTONIC as u64),
+        ("clock-boottime", libc::CLOCK_BOOTTIME as u64),
+        (
+            "clock-process-cputime",
+            libc::CLOCK_PROCESS_CPUTIME_ID as u64,
+        ),
+        ("clock-thread-cputime", libc::CLOCK_THREAD_CPUTIME_ID as u64),
+        ("clock-own-cpu", cpu_clock(0, false)),
+        ("clock-own-thread-cpu", cpu_clock(0, true)),
+    ] {
+        say(label, raw(libc::SYS_clock_gettime, [clock, ts, 0, 0, 0, 0]));
+    }
+    let mut mask = [0u8; 128];
+    let mask = mask.as_mut_ptr() as u64;
+    say(
+        "affinity-self-0",
+        raw(libc::SYS_sched_getaffinity, [0, 128, mask, 0, 0, 0]),
+    );
+    say(
+        "affinity-self",
+        raw(libc::SYS_sched_getaffinity, [pid, 128, mask, 0, 0, 0]),
+    );
     say("kill-self-0", raw(libc::SYS_kill, [pid, 0, 0, 0, 0, 0]));
     let tid = raw(libc::SYS_gettid, [0; 6]).unwrap_or(0) as u64;
     say(
@@ -690,6 +777,8 @@ fn fork_family(seccomp: bool) -> Family {
 /// sibling, and the template's own extra calls.
 fn family_attacks(family: &Family) {
     let (template, sibling) = (family.template as u64, family.sibling as u64);
+    process_probes("template", i64::from(family.template));
+    process_probes("sibling", i64::from(family.sibling));
     let term = libc::SIGTERM as u64;
     say(
         "signal-template",

@@ -131,9 +131,25 @@ fn attacks_on_files_network_processes_and_memory_fail() {
     ] {
         expect(label, EPERM);
     }
+    for process in ["parent", "init"] {
+        for probe in PROCESS_PROBES {
+            expect(&format!("{process}-{probe}"), EPERM);
+        }
+    }
     // clone3 answers ENOSYS so the C library falls back to clone, whose flags the filter checks.
     expect("clone3", "err 38");
 }
+
+/// What `process_probes` tries on another process: its CPU clocks (read,
+/// resolution, a sleep on one) and its affinity, any of which would tell
+/// a guest what runs on the machine and how hard.
+const PROCESS_PROBES: [&str; 5] = [
+    "clock",
+    "thread-clock",
+    "clock-res",
+    "clock-sleep",
+    "affinity",
+];
 
 #[test]
 fn a_worker_forked_from_a_template_cannot_reach_the_template_or_a_sibling() {
@@ -162,6 +178,16 @@ fn a_worker_forked_from_a_template_cannot_reach_the_template_or_a_sibling() {
             "{label}: {results:?}"
         );
     }
+    for process in ["parent", "init", "template", "sibling"] {
+        for probe in PROCESS_PROBES {
+            let label = format!("{process}-{probe}");
+            assert_eq!(
+                results.get(&label).map(String::as_str),
+                Some(EPERM),
+                "{label}: {results:?}"
+            );
+        }
+    }
 }
 
 #[test]
@@ -173,11 +199,28 @@ fn a_worker_forked_from_a_template_still_makes_the_calls_it_needs_on_itself() {
         "tgkill-self-0",
         "prlimit-self",
         "thread-in-thread",
-    ] {
+    ]
+    .into_iter()
+    .chain(OWN_CLOCKS_AND_AFFINITY)
+    {
         let outcome = results.get(label).map(String::as_str).unwrap_or("missing");
         assert!(outcome.starts_with("ok"), "{label}: {outcome}");
     }
 }
+
+/// The clocks and the affinity a worker may read: the system's clocks and
+/// its own CPU clocks, by their fixed ids and by pid 0.
+const OWN_CLOCKS_AND_AFFINITY: [&str; 9] = [
+    "clock-realtime",
+    "clock-monotonic",
+    "clock-boottime",
+    "clock-process-cputime",
+    "clock-thread-cputime",
+    "clock-own-cpu",
+    "clock-own-thread-cpu",
+    "affinity-self-0",
+    "affinity-self",
+];
 
 #[test]
 fn the_calls_a_worker_needs_on_itself_still_work() {
@@ -193,7 +236,10 @@ fn the_calls_a_worker_needs_on_itself_still_work() {
         "getrandom",
         "thread-in-thread",
         "write-stdout",
-    ] {
+    ]
+    .into_iter()
+    .chain(OWN_CLOCKS_AND_AFFINITY)
+    {
         let outcome = results.get(label).map(String::as_str).unwrap_or("missing");
         assert!(outcome.starts_with("ok"), "{label}: {outcome}");
     }

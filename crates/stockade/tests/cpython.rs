@@ -769,3 +769,58 @@ fn cpython_guests_cannot_use_descriptors_the_host_leaked() {
         libc::close(write_end);
     }
 }
+
+/// A guest's probes of other processes: their CPU clocks (the kernel's id
+/// `(~pid << 3) | 2`, a thread's with 4 added), their affinity, and a
+/// sweep of pids around the host's that counts which answer.
+const PROCESS_PROBES: &str = "\
+import os, sys, time
+def cpu_clock(pid, thread=False):
+    return ((~pid) << 3) | 2 | (4 if thread else 0)
+def attempt(f):
+    try:
+        f()
+        return 'read'
+    except OSError as e:
+        return type(e).__name__
+host = os.getppid()
+probes = {}
+for name, pid in [('host', host), ('init', 1)]:
+    probes[name + ' clock'] = attempt(lambda: time.clock_gettime(cpu_clock(pid)))
+    probes[name + ' thread clock'] = attempt(lambda: time.clock_gettime(cpu_clock(pid, True)))
+    probes[name + ' clock resolution'] = attempt(lambda: time.clock_getres(cpu_clock(pid)))
+    probes[name + ' affinity'] = attempt(lambda: os.sched_getaffinity(pid))
+def answers(pid):
+    return 'read' in (attempt(lambda: os.sched_getaffinity(pid)),
+                      attempt(lambda: time.clock_gettime(cpu_clock(pid))))
+answering = [pid for pid in [1, *range(max(2, host - 1500), host + 1500)] if answers(pid)]
+own = [time.process_time() >= 0, time.thread_time() >= 0,
+       time.clock_gettime(time.CLOCK_PROCESS_CPUTIME_ID) >= 0,
+       time.clock_gettime(time.CLOCK_MONOTONIC) > 0,
+       len(os.sched_getaffinity(0)) > 0, len(os.sched_getaffinity(os.getpid())) > 0]
+[probes, answering == [os.getpid()], own]";
+
+#[test]
+fn a_cpython_guest_reads_no_other_processs_clock_or_affinity_under_require() {
+    // Forked from a template (the default keeps a spare) and from scratch.
+    for spare in [true, false] {
+        let mut session = Session::new(options().sandbox(SandboxMode::Require).spare(spare))
+            .expect("starts under require");
+        let Value::List(answer) = session.run(PROCESS_PROBES).unwrap() else {
+            panic!("expected a list");
+        };
+        let Value::Dict(probes) = &answer[0] else {
+            panic!("expected the probes, got {:?}", answer[0]);
+        };
+        assert_eq!(probes.len(), 8, "{probes:?}");
+        for (name, outcome) in probes {
+            assert_eq!(outcome, &s("PermissionError"), "{name:?} (spare {spare})");
+        }
+        assert_eq!(
+            answer[1],
+            Value::Bool(true),
+            "some other pid answered (spare {spare})"
+        );
+        assert_eq!(answer[2], Value::List(vec![Value::Bool(true); 6]));
+    }
+}

@@ -107,6 +107,35 @@ fn first_is(values: &[u64]) -> Result<Vec<SeccompRule>, BackendError> {
         .collect()
 }
 
+/// The largest id of a system clock (`CLOCK_TAI`); CLOCK_REALTIME is 0.
+const LAST_SYSTEM_CLOCK: u64 = 11;
+/// The least id that names a CPU clock of the caller itself: the kernel
+/// encodes process and thread CPU clocks as `(~pid << 3) | kind` (32 bits),
+/// and pid 0 means the calling process or thread. Any other pid's clock
+/// would tell a guest the CPU time of the host, the server, or another
+/// tenant's worker, live.
+const FIRST_OWN_CPU_CLOCK: u64 = 0xffff_fff8;
+
+/// Clock ids (argument 0, a 32-bit `clockid_t`) that name a system clock
+/// or a CPU clock of the caller's own; a clock of another process or
+/// thread answers EPERM.
+fn own_clocks() -> Result<Vec<SeccompRule>, BackendError> {
+    Ok(vec![
+        rule(vec![SeccompCondition::new(
+            0,
+            SeccompCmpArgLen::Dword,
+            SeccompCmpOp::Le,
+            LAST_SYSTEM_CLOCK,
+        )?])?,
+        rule(vec![SeccompCondition::new(
+            0,
+            SeccompCmpArgLen::Dword,
+            SeccompCmpOp::Ge,
+            FIRST_OWN_CPU_CLOCK,
+        )?])?,
+    ])
+}
+
 /// Which allow-list a worker gets, by what its engine is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Profile {
@@ -177,13 +206,18 @@ pub enum Target {
 /// The clone flags a template forks with: the worker is the host's child.
 pub const TEMPLATE_FORK: u64 = (libc::CLONE_PARENT | libc::SIGCHLD) as u64;
 
+/// Calls whose first argument is a pid, where 0 means the caller: a worker
+/// may name only itself.
+#[cfg(target_arch = "x86_64")]
+const SELF_OR_ZERO: &[i64] = &[libc::SYS_prlimit64, libc::SYS_sched_getaffinity];
+
 /// The calls a template may make beyond a worker's, each unconditionally.
 #[cfg(target_arch = "x86_64")]
 const TEMPLATE_ONLY: &[i64] = &[libc::SYS_recvmsg, libc::SYS_dup3];
 
 /// What a worker forked from a template denies (EPERM) on top of the
 /// template's filter, for its own process id `pid`: the template's extra
-/// calls, any fork, and signals and limits aimed at another process. The
+/// calls, any fork, and signals, limits and affinity aimed at another process. The
 /// rules say what is denied; every other call passes to the older filters.
 #[cfg(target_arch = "x86_64")]
 pub fn narrowing(pid: u32) -> Result<BTreeMap<i64, Vec<SeccompRule>>, BackendError> {
@@ -208,13 +242,15 @@ pub fn narrowing(pid: u32) -> Result<BTreeMap<i64, Vec<SeccompRule>>, BackendErr
         libc::SYS_tgkill,
         vec![rule(vec![arg(0, SeccompCmpOp::Ne, pid)?])?],
     );
-    denied.insert(
-        libc::SYS_prlimit64,
-        vec![rule(vec![
-            arg(0, SeccompCmpOp::Ne, 0)?,
-            arg(0, SeccompCmpOp::Ne, pid)?,
-        ])?],
-    );
+    for &call in SELF_OR_ZERO {
+        denied.insert(
+            call,
+            vec![rule(vec![
+                arg(0, SeccompCmpOp::Ne, 0)?,
+                arg(0, SeccompCmpOp::Ne, pid)?,
+            ])?],
+        );
+    }
     Ok(denied)
 }
 
@@ -257,7 +293,6 @@ pub fn worker_policy(target: Target, profile: Profile) -> Result<Policy, Backend
         libc::SYS_gettid,
         libc::SYS_getpid,
         libc::SYS_getppid,
-        libc::SYS_sched_getaffinity,
         libc::SYS_sched_yield,
         libc::SYS_rt_sigaction,
         libc::SYS_rt_sigprocmask,
@@ -266,15 +301,19 @@ pub fn worker_policy(target: Target, profile: Profile) -> Result<Policy, Backend
         libc::SYS_getrandom,
         // The watchdog's reading of peak resident memory.
         libc::SYS_getrusage,
-        libc::SYS_clock_gettime,
-        libc::SYS_clock_getres,
         libc::SYS_gettimeofday,
         libc::SYS_nanosleep,
-        libc::SYS_clock_nanosleep,
         libc::SYS_exit,
         libc::SYS_exit_group,
     ] {
         allowed.insert(call, Vec::new());
+    }
+    for call in [
+        libc::SYS_clock_gettime,
+        libc::SYS_clock_getres,
+        libc::SYS_clock_nanosleep,
+    ] {
+        allowed.insert(call, own_clocks()?);
     }
     allowed.insert(libc::SYS_mmap, not_write_and_exec(2)?);
     allowed.insert(libc::SYS_mprotect, not_write_and_exec(2)?);
@@ -283,18 +322,22 @@ pub fn worker_policy(target: Target, profile: Profile) -> Result<Policy, Backend
         first_is(&[libc::PR_SET_NAME as u64, libc::PR_GET_NAME as u64])?,
     );
     match target {
-        // Signals and limits only on the worker itself (0 means "self"
-        // for prlimit64).
+        // Signals, limits and affinity only of the worker itself (0 means
+        // "self" for prlimit64 and sched_getaffinity): a call that named
+        // any other pid would tell which processes exist.
         Target::Worker(pid) => {
             let pid = u64::from(pid);
             allowed.insert(libc::SYS_kill, first_is(&[pid])?);
             allowed.insert(libc::SYS_tgkill, first_is(&[pid])?);
-            allowed.insert(libc::SYS_prlimit64, first_is(&[0, pid])?);
+            for call in SELF_OR_ZERO {
+                allowed.insert(*call, first_is(&[0, pid])?);
+            }
         }
         Target::Template => {
-            for call in [libc::SYS_kill, libc::SYS_tgkill, libc::SYS_prlimit64]
-                .into_iter()
-                .chain(TEMPLATE_ONLY.iter().copied())
+            for &call in [libc::SYS_kill, libc::SYS_tgkill]
+                .iter()
+                .chain(SELF_OR_ZERO)
+                .chain(TEMPLATE_ONLY)
             {
                 allowed.insert(call, Vec::new());
             }
