@@ -75,6 +75,7 @@ impl CPythonPrepared {
             .getattr("path")
             .and_then(|p| p.extract())
             .map_err(|e| format!("cannot read sys.path: {e}"))?;
+        forget_how_it_started(py, &sys).map_err(text)?;
         // The standard library's entries that exist (a missing zip is
         // common); the guest's imports find nothing else of the host.
         path.retain(|entry| std::path::Path::new(entry).exists());
@@ -82,11 +83,13 @@ impl CPythonPrepared {
             if !std::path::Path::new(dir).is_dir() {
                 return Err(format!("site_packages directory {dir} does not exist"));
             }
-            path.push(dir.clone());
         }
         if !config.site_packages.is_empty() {
             load_wheel_runtime();
         }
+        // The host's package directories join the path only after the
+        // imports below, which run before the sandbox: nothing in them can
+        // stand in for a module imported while files can still be opened.
         sys.setattr("path", PyList::new(py, &path).map_err(text)?)
             .map_err(text)?;
         // The interpreter read the zone at its start; the worker has set
@@ -144,6 +147,9 @@ impl CPythonPrepared {
                 .map_err(|e| format!("cannot journal the session's clock and randomness: {e}"))?;
             crate::journal::start();
         }
+        path.extend(config.site_packages.iter().cloned());
+        sys.setattr("path", PyList::new(py, &path).map_err(text)?)
+            .map_err(text)?;
         let mut readable: Vec<PathBuf> = path.iter().map(PathBuf::from).collect();
         // The standard library's extension modules link system libraries
         // (zlib, libexpat, OpenSSL...): those files are shown too.
@@ -171,6 +177,27 @@ impl CPythonPrepared {
             guest: guest.unbind(),
         })
     }
+}
+
+/// How the interpreter was started names the host's paths (the
+/// interpreter's, the engine module's, often a user's home or an
+/// application's virtual environment): the guest sees none of it, only
+/// what `python -c` with no arguments would show.
+fn forget_how_it_started(py: Python<'_>, sys: &Bound<'_, PyModule>) -> PyResult<()> {
+    sys.setattr("argv", PyList::new(py, [""])?)?;
+    sys.setattr("orig_argv", PyList::empty(py))?;
+    let engine = py.import("stockade_cpython")?;
+    for name in ["__file__", "__cached__"] {
+        if engine.hasattr(name)? {
+            engine.delattr(name)?;
+        }
+    }
+    for name in ["__spec__", "__loader__"] {
+        if engine.hasattr(name)? {
+            engine.setattr(name, py.None())?;
+        }
+    }
+    Ok(())
 }
 
 /// Loads `WHEEL_RUNTIME` into the process; a library the machine lacks is

@@ -16,13 +16,17 @@ use crate::options::SessionOptions;
 /// engine module from its path, register it under its name (the guest
 /// side imports from it), serve, and exit with the worker's status.
 /// Nothing else of the interpreter's start-up may run: `-I` ignores the
-/// environment and the user's site directory, `-S` skips `site`.
+/// environment and the user's site directory, `-S` skips `site`. The
+/// loader, which holds the module's path, is not left in `__main__` (the
+/// module forgets its path, and `sys.argv` is emptied, as the engine
+/// prepares: docs/security.md).
 pub const BOOT: &str = "import sys\n\
 from importlib.machinery import ExtensionFileLoader as L, ModuleSpec as S\n\
 l = L('stockade_cpython', sys.argv[1])\n\
 m = l.create_module(S('stockade_cpython', l, origin=sys.argv[1]))\n\
 sys.modules['stockade_cpython'] = m\n\
 l.exec_module(m)\n\
+del L, S, l\n\
 sys.exit(m.serve())\n";
 
 /// `path` made absolute against the current directory: the worker starts

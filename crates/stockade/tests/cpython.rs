@@ -824,3 +824,28 @@ fn a_cpython_guest_reads_no_other_processs_clock_or_affinity_under_require() {
         assert_eq!(answer[2], Value::List(vec![Value::Bool(true); 6]));
     }
 }
+
+#[test]
+fn a_cpython_guest_sees_nothing_of_how_its_interpreter_was_started() {
+    for spare in [true, false] {
+        let mut session = Session::new(options().spare(spare)).expect("starts");
+        let seen = session
+            .run(
+                "import sys, __main__, stockade_cpython\n\
+                 [sys.argv, sys.orig_argv, sorted(n for n in vars(__main__) if not n.startswith('__')),\n\
+                  getattr(stockade_cpython, '__file__', None), repr(stockade_cpython)]",
+            )
+            .unwrap();
+        assert_eq!(
+            seen,
+            Value::List(vec![
+                Value::List(vec![s("")]),
+                Value::List(vec![]),
+                Value::List(vec![s("m"), s("sys")]),
+                Value::None,
+                s("<module 'stockade_cpython'>"),
+            ]),
+            "spare {spare}"
+        );
+    }
+}
