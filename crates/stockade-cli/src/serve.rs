@@ -82,6 +82,12 @@ pub struct ServeArgs {
     /// Ceiling of the print output one feed may send, such as 8M.
     #[arg(long, value_name = "SIZE", default_value = "8M", value_parser = parse_size)]
     max_output_bytes: u64,
+    /// Ceiling of what one value from a worker (a result, a call's
+    /// arguments, a dump's image) may take in the server, as the wire
+    /// counts it: a client's max_result_bytes above it is held to it, and
+    /// a value past it is read past, never built (ResultTooLarge).
+    #[arg(long, value_name = "SIZE", default_value = "64M", value_parser = parse_size)]
+    max_result_bytes: u64,
     /// The least sandbox every worker runs with (a client may ask for more).
     #[arg(long, default_value = "require", value_parser = named::<SandboxMode>())]
     sandbox: SandboxMode,
@@ -116,6 +122,7 @@ pub fn serve(args: ServeArgs) -> i32 {
             max_duration: args.max_duration,
             max_memory: args.max_memory,
             max_output_bytes: args.max_output_bytes,
+            max_result_bytes: args.max_result_bytes,
             max_threads: stockade::SessionOptions::DEFAULT_MAX_THREADS,
         },
     };

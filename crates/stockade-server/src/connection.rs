@@ -9,7 +9,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, TrySendError, sync_channel};
 use std::time::{Duration, Instant};
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
-use stockade::relay::{Ended, RelayedWorker};
+use stockade::relay::{ClientAsks, Ended, RelayedWorker};
 use stockade_wire::{EndCause, WireLimits, encode_remote_end};
 use tokio::sync::mpsc;
 
@@ -56,12 +56,7 @@ enum Closing {
 /// held by the pump and the relay both, so it is free only once the last
 /// frame (the server's end of the session) has been sent and the worker
 /// ended: a drain that waits for free slots loses no session's end.
-pub async fn serve(
-    mut socket: WebSocket,
-    server: Arc<Server>,
-    slot: Slot,
-    asked: Option<Duration>,
-) {
+pub async fn serve(mut socket: WebSocket, server: Arc<Server>, slot: Slot, asked: ClientAsks) {
     let tenant = slot.token();
     let slot = Arc::new(slot);
     let (to_relay, from_client) = sync_channel::<Vec<u8>>(CLIENT_QUEUE);
@@ -203,7 +198,7 @@ fn relay(
     from_client: &Receiver<Vec<u8>>,
     to_client: &mpsc::Sender<Outgoing>,
     server: &Server,
-    asked: Option<Duration>,
+    asked: ClientAsks,
     tenant: [u8; 32],
     gone: Arc<AtomicBool>,
 ) {

@@ -33,12 +33,14 @@ use axum::Router;
 use axum::extract::State;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
-use stockade::relay::RelayPolicy;
+use stockade::relay::{ClientAsks, RelayPolicy};
 use stockade_mcp::HttpTools;
-use stockade_wire::{FRAME_HEADER_LEN, REQUEST_TIMEOUT_HEADER, SESSION_PATH, WireLimits};
+use stockade_wire::{
+    FRAME_HEADER_LEN, MAX_RESULT_BYTES_HEADER, REQUEST_TIMEOUT_HEADER, SESSION_PATH, WireLimits,
+};
 
 use crate::capacity::Capacity;
 use crate::metrics::Metrics;
@@ -356,18 +358,9 @@ async fn upgrade(
         Ok(upgrade) => upgrade,
         Err(rejection) => return rejection.into_response(),
     };
-    let asked = match headers.get(REQUEST_TIMEOUT_HEADER) {
-        None => None,
-        Some(value) => match value.to_str().ok().and_then(|v| v.parse::<u64>().ok()) {
-            Some(ms) => Some(Duration::from_millis(ms)),
-            None => {
-                return (
-                    StatusCode::BAD_REQUEST,
-                    format!("{REQUEST_TIMEOUT_HEADER} must be a whole number of milliseconds\n"),
-                )
-                    .into_response();
-            }
-        },
+    let asked = match client_asks(&headers) {
+        Ok(asked) => asked,
+        Err(refusal) => return (StatusCode::BAD_REQUEST, refusal).into_response(),
     };
     if server.draining.load(Ordering::Relaxed) {
         server.metrics.over_capacity();
@@ -385,8 +378,32 @@ async fn upgrade(
         }
     };
     let most = server.max_message;
-    upgrade
+    // The client learns what its worker's values are held to here.
+    let result_bytes = server.policy.result_bytes_for(asked.max_result_bytes);
+    let mut response = upgrade
         .max_message_size(most)
         .max_frame_size(most)
-        .on_upgrade(move |socket| connection::serve(socket, server, slot, asked))
+        .on_upgrade(move |socket| connection::serve(socket, server, slot, asked));
+    response
+        .headers_mut()
+        .insert(MAX_RESULT_BYTES_HEADER, HeaderValue::from(result_bytes));
+    response
+}
+
+/// What the client asked for in its upgrade's headers, or the refusal of
+/// a header that is not a whole number.
+fn client_asks(headers: &HeaderMap) -> Result<ClientAsks, String> {
+    let number = |name: &str, unit: &str| match headers.get(name) {
+        None => Ok(None),
+        Some(value) => value
+            .to_str()
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+            .map(Some)
+            .ok_or_else(|| format!("{name} must be a whole number of {unit}\n")),
+    };
+    Ok(ClientAsks {
+        request_timeout: number(REQUEST_TIMEOUT_HEADER, "milliseconds")?.map(Duration::from_millis),
+        max_result_bytes: number(MAX_RESULT_BYTES_HEADER, "bytes")?,
+    })
 }

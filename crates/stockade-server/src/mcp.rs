@@ -104,6 +104,7 @@ fn options(policy: &RelayPolicy, language: Language) -> SessionOptions {
     options.limits.max_duration = Some(policy.max_duration);
     options.limits.max_memory = Some(policy.max_memory);
     options.limits.max_output_bytes = policy.max_output_bytes;
+    options.max_result_bytes = policy.max_result_bytes;
     options.max_threads = policy.max_threads;
     options
 }

@@ -45,8 +45,9 @@ pub use message::{
 };
 pub use names::UnknownName;
 pub use remote::{
-    EndCause, MAX_END_DETAIL, REQUEST_TIMEOUT_HEADER, RemoteEnd, SESSION_PATH, decode_remote_end,
-    encode_remote_end, is_remote_end,
+    EndCause, MAX_END_DETAIL, MAX_RESULT_BYTES_HEADER, REQUEST_TIMEOUT_HEADER, RemoteEnd,
+    RemoteTooLarge, SESSION_PATH, decode_remote_end, decode_remote_too_large, encode_remote_end,
+    encode_remote_too_large, is_remote_end, is_remote_too_large,
 };
 pub use sandbox::{Layer, SandboxMode, SandboxReport};
 pub use template::{TEMPLATE_ENGINE, TEMPLATE_FLAG};

@@ -41,8 +41,34 @@ pub struct RelayPolicy {
     pub max_memory: u64,
     /// Ceiling of the print output one feed may send.
     pub max_output_bytes: u64,
+    /// Ceiling of what one value from a worker may take in the server (a
+    /// result, a call's arguments, an image), as the wire counts decoded
+    /// bytes: a client's own `max_result_bytes` above it is held to it. A
+    /// message past it is read past, never built, and the client told so.
+    pub max_result_bytes: u64,
     /// Threads a worker may run before it is killed.
     pub max_threads: u32,
+}
+
+/// What a client asked for beside its Configure (in its upgrade's
+/// headers): None leaves it to the server.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClientAsks {
+    /// Its request timeout; one above the server's ceiling is refused.
+    pub request_timeout: Option<Duration>,
+    /// Its `max_result_bytes`; one above the server's ceiling is held to it.
+    pub max_result_bytes: Option<u64>,
+}
+
+impl RelayPolicy {
+    /// The most a value from a worker may take for a client that asked for
+    /// `asked`: its own figure, at most the server's ceiling.
+    pub fn result_bytes_for(&self, asked: Option<u64>) -> u64 {
+        asked
+            .unwrap_or(self.max_result_bytes)
+            .min(self.max_result_bytes)
+            .max(1)
+    }
 }
 
 impl Default for RelayPolicy {
@@ -55,6 +81,7 @@ impl Default for RelayPolicy {
             max_duration: Duration::from_secs(300),
             max_memory: crate::options::Limits::DEFAULT_MAX_MEMORY,
             max_output_bytes: crate::options::Limits::DEFAULT_MAX_OUTPUT_BYTES,
+            max_result_bytes: SessionOptions::DEFAULT_MAX_RESULT_BYTES,
             max_threads: SessionOptions::DEFAULT_MAX_THREADS,
         }
     }
@@ -97,13 +124,14 @@ pub struct RelayedWorker {
 
 impl RelayedWorker {
     /// Starts a worker for the client's `configure` frame (header
-    /// included), asked to bound each exchange by `request_timeout` (the
-    /// client's own; None: the server's), for `tenant` (an identity of the
+    /// included) and what it `asked` beside it (each exchange bounded by
+    /// its request timeout, each value by its `max_result_bytes`, both
+    /// held to the server's ceilings), for `tenant` (an identity of the
     /// client's token: workers of different tenants never come from one
     /// template). Returns it with the Ready frame the client is sent.
     pub fn start(
         configure: &[u8],
-        request_timeout: Option<Duration>,
+        asked: ClientAsks,
         tenant: [u8; 32],
         policy: &RelayPolicy,
     ) -> Result<(Self, Vec<u8>), Ended> {
@@ -116,7 +144,8 @@ impl RelayedWorker {
         let request = decode_request(payload, &WireLimits::default())
             .map_err(|err| Ended::refused(format!("malformed Configure: {err}")))?;
         let mut options =
-            held_to_policy(request, request_timeout, policy).map_err(Ended::refused)?;
+            held_to_policy(request, asked.request_timeout, policy).map_err(Ended::refused)?;
+        options.max_result_bytes = policy.result_bytes_for(asked.max_result_bytes);
         options.tenant = Some(tenant);
         let mut session = Session::launch_from(options, true).map_err(|err| ended(&err))?;
         session.open_relay();

@@ -78,6 +78,17 @@ impl Server {
         self.child.id()
     }
 
+    /// The server's peak resident memory so far (`VmHWM`), in KiB.
+    pub fn peak_rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
+            .expect("the server's status");
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmHWM:"))
+            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmHWM in the server's status")
+    }
+
     /// Sends the server a signal.
     pub fn signal(&self, signal: &str) {
         let status = Command::new("kill")

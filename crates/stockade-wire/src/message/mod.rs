@@ -54,7 +54,7 @@ pub(crate) mod tag {
 }
 
 /// Longest name (of a host function, an input, a looked-up name) in bytes.
-const MAX_NAME: usize = 1024;
+pub(crate) const MAX_NAME: usize = 1024;
 /// Longest version or engine string in Ready and Configure.
 const MAX_LABEL: usize = 256;
 /// Longest fatal message.

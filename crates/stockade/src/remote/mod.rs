@@ -10,8 +10,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use stockade_wire::{
-    EndCause, FRAME_HEADER_LEN, REQUEST_TIMEOUT_HEADER, RemoteEnd, Request, Response, SESSION_PATH,
-    WireLimits, decode_remote_end, encode_request, is_remote_end, whole_frame_payload,
+    EndCause, FRAME_HEADER_LEN, MAX_RESULT_BYTES_HEADER, REQUEST_TIMEOUT_HEADER, RemoteEnd,
+    Request, Response, SESSION_PATH, WireLimits, decode_remote_end, decode_remote_too_large,
+    encode_request, is_remote_end, is_remote_too_large, whole_frame_payload,
 };
 use tungstenite::client::IntoClientRequest;
 use tungstenite::handshake::client::Response as HttpResponse;
@@ -65,14 +66,21 @@ pub(crate) struct RemoteWorker {
     gone: Option<String>,
     owner: u32,
     url: String,
+    /// The most a value from the worker may take, as the server holds its
+    /// frames to it (its answer to the upgrade); u64::MAX when it named
+    /// none.
+    result_ceiling: u64,
 }
 
 impl RemoteWorker {
     /// Connects and upgrades; a refusal before the upgrade is `Unauthorized`
     /// (401), `OverCapacity` (503) or `Disconnected` (anything else).
+    /// `max_result_bytes` is the session's: the server holds the
+    /// worker's frames to it (or to its own ceiling, if lower).
     pub(crate) fn connect(
         remote: &Remote,
         request_timeout: Duration,
+        max_result_bytes: u64,
         limits: WireLimits,
     ) -> Result<Self, Error> {
         let url = remote.url.clone();
@@ -95,6 +103,9 @@ impl RemoteWorker {
         let millis = u64::try_from(request_timeout.as_millis()).unwrap_or(u64::MAX);
         if let Ok(value) = HeaderValue::from_str(&millis.to_string()) {
             request.headers_mut().insert(REQUEST_TIMEOUT_HEADER, value);
+        }
+        if let Ok(value) = HeaderValue::from_str(&max_result_bytes.to_string()) {
+            request.headers_mut().insert(MAX_RESULT_BYTES_HEADER, value);
         }
         if let Some(token) = &remote.token {
             let value = HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
@@ -120,18 +131,25 @@ impl RemoteWorker {
             Stream::Plain(stream)
         };
         let config = socket_config(&limits);
-        let (socket, _) = tungstenite::client::client_with_config(request, stream, Some(config))
-            .map_err(|err| match err {
-                HandshakeError::Failure(tungstenite::Error::Http(response)) => {
-                    refused(&url, &response)
-                }
-                HandshakeError::Failure(err) => {
-                    Error::Disconnected(format!("{url} refused the WebSocket upgrade: {err}"))
-                }
-                HandshakeError::Interrupted(_) => {
-                    Error::Disconnected(format!("{url} did not answer the upgrade in time"))
-                }
-            })?;
+        let (socket, response) = tungstenite::client::client_with_config(
+            request,
+            stream,
+            Some(config),
+        )
+        .map_err(|err| match err {
+            HandshakeError::Failure(tungstenite::Error::Http(response)) => refused(&url, &response),
+            HandshakeError::Failure(err) => {
+                Error::Disconnected(format!("{url} refused the WebSocket upgrade: {err}"))
+            }
+            HandshakeError::Interrupted(_) => {
+                Error::Disconnected(format!("{url} did not answer the upgrade in time"))
+            }
+        })?;
+        let result_ceiling = response
+            .headers()
+            .get(MAX_RESULT_BYTES_HEADER)
+            .and_then(|value| value.to_str().ok()?.parse::<u64>().ok())
+            .unwrap_or(u64::MAX);
         Ok(Self {
             socket,
             limits,
@@ -139,7 +157,14 @@ impl RemoteWorker {
             gone: None,
             owner: std::process::id(),
             url,
+            result_ceiling,
         })
+    }
+
+    /// The most a value from the worker may take, as the server holds the
+    /// worker's frames to it.
+    pub(crate) fn result_ceiling(&self) -> u64 {
+        self.result_ceiling
     }
 
     pub(crate) fn owned(&self) -> bool {
@@ -239,6 +264,17 @@ impl RemoteWorker {
         let payload = whole_frame_payload(bytes).map_err(|why| {
             RecvError::Io(std::io::Error::other(format!("the server sent {why}")))
         })?;
+        // A message the server read past rather than hold: the session
+        // answers it as it would one it read past itself.
+        if is_remote_too_large(payload) {
+            return match decode_remote_too_large(payload, &WireLimits::default()) {
+                Ok(too_large) => Err(RecvError::TooLarge {
+                    head: too_large.head,
+                    encoded: too_large.encoded,
+                }),
+                Err(err) => Err(RecvError::Malformed(err)),
+            };
+        }
         if is_remote_end(payload) {
             return match decode_remote_end(payload, &WireLimits::default()) {
                 Ok(end) => {

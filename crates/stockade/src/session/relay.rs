@@ -7,7 +7,8 @@
 use std::time::Duration;
 
 use stockade_wire::{
-    FRAME_HEADER_LEN, Response, encode_response, is_close_request, is_feed_request,
+    FRAME_HEADER_LEN, RemoteTooLarge, Response, ResponseHead, encode_remote_too_large,
+    encode_response, is_close_request, is_feed_request,
 };
 
 use crate::error::Error;
@@ -26,10 +27,12 @@ pub(crate) enum Relayed {
 }
 
 impl Session {
-    /// Readies a relayed session: the client may be sent values as large
-    /// as the wire takes (it holds them to its own limits).
+    /// Readies a relayed session: the worker's frames are held to the
+    /// session's `max_result_bytes` (the client's, at most the server's
+    /// ceiling), so a value costs the server no more than it may cost the
+    /// client.
     pub(crate) fn open_relay(&mut self) {
-        self.worker.limit_values(u64::MAX);
+        self.worker.limit_values(self.options.max_result_bytes);
     }
 
     /// The worker's Ready, as the client is sent it.
@@ -69,15 +72,14 @@ impl Session {
                 _ => Err(self.exited("the worker did not close cleanly")),
             };
         }
-        let turn = Turn::new(self.elapsed, u64::MAX);
+        let limit = self.options.max_result_bytes;
+        let turn = Turn::new(self.elapsed, limit);
         loop {
             let deadline = self.turn_deadline(&turn);
-            let response = match self.recv_within(deadline, u64::MAX)? {
+            let response = match self.recv_within(deadline, limit)? {
                 Reply::Message(response) => response,
-                Reply::TooLarge { .. } => {
-                    return Err(
-                        self.broken("the worker sent a frame past the wire's bounds".into())
-                    );
+                Reply::TooLarge { head, encoded } => {
+                    return self.relay_too_large(head, encoded, forward);
                 }
             };
             if let Some(us) = response.elapsed_us() {
@@ -116,5 +118,38 @@ impl Session {
                 return Ok(Relayed::Yielded { idle });
             }
         }
+    }
+
+    /// Tells the client of a message read past, unbuilt, whose values ran
+    /// past `max_result_bytes`: it answers as a local host would (a result
+    /// is ResultTooLarge and the worker is idle again; a call's arguments
+    /// get an exception the worker waits for). Any other message that
+    /// large has no business being so, and ends the worker.
+    fn relay_too_large(
+        &mut self,
+        head: ResponseHead,
+        encoded: u64,
+        forward: &mut dyn FnMut(Vec<u8>) -> bool,
+    ) -> Result<Relayed, Error> {
+        let idle = match &head {
+            ResponseHead::Complete | ResponseHead::Other("Image") => true,
+            ResponseHead::Call { .. } | ResponseHead::OsCall { .. } => false,
+            ResponseHead::Other(what) => {
+                return Err(self.broken(format!(
+                    "the worker sent {what} too large to read ({encoded} bytes)"
+                )));
+            }
+        };
+        let notice = encode_remote_too_large(&RemoteTooLarge { head, encoded }, &self.wire)
+            .map_err(|err| {
+                self.broken(format!("cannot tell the client of a large value: {err}"))
+            })?;
+        if !forward(notice) {
+            self.worker.kill();
+            return Err(
+                self.record_lost(Error::Disconnected("the client went away mid-turn".into()))
+            );
+        }
+        Ok(Relayed::Yielded { idle })
     }
 }

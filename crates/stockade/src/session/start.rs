@@ -141,14 +141,18 @@ impl Session {
         let wire = WireLimits::default();
         let (worker, configure) = match &options.remote {
             // The server applies its own sandbox and checks its own policy.
-            Some(remote) => (
-                Link::Remote(RemoteWorker::connect(
+            Some(remote) => {
+                let remote = RemoteWorker::connect(
                     remote,
                     options.request_timeout,
+                    options.max_result_bytes,
                     wire,
-                )?),
-                configure_frames(&options, &wire)?.key,
-            ),
+                )?;
+                // The server holds the worker's values to its own ceiling
+                // when that is lower: the session's limit says so.
+                options.max_result_bytes = options.max_result_bytes.min(remote.result_ceiling());
+                (Link::Remote(remote), configure_frames(&options, &wire)?.key)
+            }
             None => Self::spawn(&options, template && journal.is_none(), wire)?,
         };
         let mut session = Self {
