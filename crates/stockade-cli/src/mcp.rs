@@ -7,9 +7,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use stockade_mcp::{OptionsFor, ToolServer};
+use stockade_mcp::{OptionsFor, RequestBudget, ToolServer};
 
-use crate::args::SessionArgs;
+use crate::args::{SessionArgs, parse_size};
 use crate::exit;
 
 /// Serve the run_python, run_javascript and reset tools to an MCP client
@@ -23,9 +23,18 @@ use crate::exit;
 pub struct McpArgs {
     #[command(flatten)]
     session: SessionArgs,
+    /// The largest message the client may send, such as 4M; one larger,
+    /// or holding more than one JSON value for each 16 bytes of it, is
+    /// refused unparsed with an error naming why (data belongs in a
+    /// --mount).
+    #[arg(long, value_name = "SIZE", default_value = "4M", value_parser = parse_size)]
+    max_request_size: u64,
 }
 
 pub fn mcp(args: McpArgs) -> i32 {
+    let budget = RequestBudget {
+        max_bytes: usize::try_from(args.max_request_size).unwrap_or(usize::MAX),
+    };
     let session = Arc::new(args.session);
     let options_for: OptionsFor = Arc::new(move |language| session.options(language));
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -40,7 +49,7 @@ pub fn mcp(args: McpArgs) -> i32 {
         }
     };
     let server = ToolServer::new(options_for);
-    let served = runtime.block_on(stockade_mcp::serve_stdio(server.clone()));
+    let served = runtime.block_on(stockade_mcp::serve_stdio(server.clone(), budget));
     // The client is gone: a call still running ends now (its worker is
     // killed) instead of keeping this process until its time limit.
     server.stop_all();

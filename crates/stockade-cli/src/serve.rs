@@ -64,6 +64,12 @@ pub struct ServeArgs {
     /// dump to restore), at most the wire's frame bound (256M).
     #[arg(long, value_name = "SIZE", default_value = "64M", value_parser = parse_size)]
     max_message_size: u64,
+    /// The largest MCP request at /mcp, such as 4M; one larger, or holding
+    /// more than one JSON value for each 16 bytes of it, is refused
+    /// unparsed (413). A token's requests under way hold at most two of
+    /// this size, the server's eight.
+    #[arg(long, value_name = "SIZE", default_value = "4M", value_parser = parse_size)]
+    max_mcp_request_size: u64,
     /// Connections held at once, authenticated or not (default:
     /// --max-sessions + 64); past it the server stops accepting.
     #[arg(long, value_name = "N")]
@@ -114,6 +120,7 @@ pub fn serve(args: ServeArgs) -> i32 {
         max_connections: args
             .max_connections
             .unwrap_or(args.max_sessions.saturating_add(64)),
+        max_mcp_request_size: usize::try_from(args.max_mcp_request_size).unwrap_or(usize::MAX),
         policy: RelayPolicy {
             sandbox: args.sandbox,
             worker: args.worker,

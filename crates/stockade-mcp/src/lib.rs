@@ -14,9 +14,12 @@
 //! - `admission.rs`: lets a server bound the sandboxes clients start;
 //! - `endpoint.rs`: the streamable HTTP endpoint;
 //! - `registry.rs`: its sessions' handlers by session id;
+//! - `budget.rs`: what one request may cost before it is parsed;
+//! - `stdio.rs`: the stdio transport, each message held to that budget;
 //! - `eof.rs`: ends the calls under way when a stdio client goes.
 
 mod admission;
+pub mod budget;
 mod endpoint;
 mod eof;
 mod json;
@@ -24,9 +27,11 @@ mod outcome;
 mod registry;
 mod server;
 mod sessions;
+mod stdio;
 mod tools;
 
 pub use admission::{Admission, Caller, Held};
+pub use budget::{Refusal, RequestBudget};
 pub use endpoint::{HttpOptions, HttpTools};
 pub use registry::SESSION_HEADER;
 pub use server::ToolServer;
@@ -47,12 +52,12 @@ pub enum McpServeError {
 
 /// Serves one client over this process's stdin and stdout until the
 /// client closes its end; every session ends with it, a call under way
-/// at once.
-pub async fn serve_stdio(server: ToolServer) -> Result<(), McpServeError> {
+/// at once. Each message is held to `budget` before it is parsed.
+pub async fn serve_stdio(server: ToolServer, budget: RequestBudget) -> Result<(), McpServeError> {
     let stopper = server.clone();
     let input = eof::OnEnd::new(tokio::io::stdin(), move || stopper.stop_all());
     let running = server
-        .serve((input, tokio::io::stdout()))
+        .serve(stdio::BoundedStdio::new(input, tokio::io::stdout(), budget))
         .await
         .map_err(|err| McpServeError::Initialize(err.to_string()))?;
     running

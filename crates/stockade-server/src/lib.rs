@@ -18,6 +18,7 @@ mod connection;
 mod http;
 mod limit;
 mod mcp;
+mod mcp_bodies;
 mod mcp_sessions;
 mod metrics;
 mod tls;
@@ -37,7 +38,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use stockade::relay::{ClientAsks, RelayPolicy};
-use stockade_mcp::HttpTools;
+use stockade_mcp::{HttpTools, RequestBudget};
 use stockade_wire::{
     FRAME_HEADER_LEN, MAX_RESULT_BYTES_HEADER, REQUEST_TIMEOUT_HEADER, SESSION_PATH, WireLimits,
 };
@@ -70,6 +71,9 @@ pub struct ServeConfig {
     pub max_message_size: usize,
     /// Connections held at once, authenticated or not.
     pub max_connections: usize,
+    /// The largest MCP request at `/mcp` (its values bounded with it:
+    /// `stockade_mcp::budget`).
+    pub max_mcp_request_size: usize,
     pub policy: RelayPolicy,
 }
 
@@ -79,6 +83,7 @@ impl ServeConfig {
     pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
     pub const DEFAULT_GRACE: Duration = Duration::from_secs(30);
     pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 64 * 1024 * 1024;
+    pub const DEFAULT_MAX_MCP_REQUEST_SIZE: usize = stockade_mcp::budget::DEFAULT_MAX_REQUEST_BYTES;
 }
 
 /// Why the server cannot start or go on.
@@ -114,6 +119,10 @@ pub(crate) struct Server {
     /// The MCP endpoint, its clients' sandboxes held in `capacity` too.
     mcp: HttpTools,
     mcp_sessions: Arc<mcp_sessions::McpSessions>,
+    /// What one MCP request may cost before it is parsed.
+    mcp_budget: RequestBudget,
+    /// The bytes of MCP requests held at once, in all and per token.
+    mcp_bodies: Arc<mcp_bodies::McpBodies>,
     /// SIGTERM came: no new sessions, readiness false.
     draining: AtomicBool,
     /// The grace ran out: sessions end at their next wait.
@@ -165,6 +174,9 @@ pub fn run(config: ServeConfig, announce: impl FnOnce(&str)) -> Result<(), Serve
         .min(WireLimits::default().max_frame + FRAME_HEADER_LEN);
     let capacity = Capacity::new(config.max_sessions, config.max_sessions_per_token);
     let metrics = Arc::new(Metrics::default());
+    let mcp_budget = RequestBudget {
+        max_bytes: config.max_mcp_request_size.max(1),
+    };
     let mcp = mcp::endpoint(
         &config.policy,
         config.listen,
@@ -172,7 +184,7 @@ pub fn run(config: ServeConfig, announce: impl FnOnce(&str)) -> Result<(), Serve
         Arc::clone(&capacity),
         Arc::clone(&metrics),
         config.idle_timeout,
-        max_message,
+        mcp_budget.max_bytes,
     );
     let server = Arc::new(Server {
         policy: config.policy.clone(),
@@ -186,6 +198,8 @@ pub fn run(config: ServeConfig, announce: impl FnOnce(&str)) -> Result<(), Serve
             config.max_mcp_sessions,
             config.max_mcp_sessions_per_token,
         ),
+        mcp_budget,
+        mcp_bodies: mcp_bodies::McpBodies::new(mcp_budget.max_bytes),
         draining: AtomicBool::new(false),
         ending: AtomicBool::new(false),
     });

@@ -15,13 +15,15 @@ use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use stockade::relay::RelayPolicy;
 use stockade::{Language, SessionOptions};
+use stockade_mcp::budget::request_id;
 use stockade_mcp::{
-    Admission, Caller, Held, HttpOptions, HttpTools, OptionsFor, SESSION_HEADER, ToolServer,
+    Admission, Caller, Held, HttpOptions, HttpTools, OptionsFor, Refusal, SESSION_HEADER,
+    ToolServer,
 };
 
 use crate::Server;
 use crate::capacity::Capacity;
-use crate::mcp_sessions::Stream;
+use crate::mcp_bodies::BodyHold;
 use crate::metrics::Metrics;
 use crate::tokens::TokenId;
 
@@ -32,13 +34,28 @@ pub const MCP_PATH: &str = "/mcp";
 /// event stream.
 const LAST_EVENT_ID: &str = "last-event-id";
 
-/// A response body that holds its session's event stream open.
-struct Streaming {
+/// A response body that holds `guard` until it is written out: its
+/// session's event stream, or the bytes its request was charged.
+struct Holding<G> {
     body: axum::body::Body,
-    _stream: Stream,
+    _guard: G,
 }
 
-impl http_body::Body for Streaming {
+impl<G: Send + Unpin + 'static> Holding<G> {
+    /// `response` with its body holding `guard`.
+    fn response(response: Response, guard: G) -> Response {
+        let (parts, body) = response.into_parts();
+        Response::from_parts(
+            parts,
+            axum::body::Body::new(Holding {
+                body,
+                _guard: guard,
+            }),
+        )
+    }
+}
+
+impl<G: Unpin> http_body::Body for Holding<G> {
     type Data = axum::body::Bytes;
     type Error = axum::Error;
 
@@ -230,24 +247,79 @@ fn check_caller(server: &Server, request: &Request) -> Result<TokenId, Box<Respo
     Ok(token)
 }
 
-/// Reads a POST's body (at most the server's message bound) and what it
-/// asks; the request is rebuilt around the bytes for rmcp.
-async fn read_post(server: &Server, request: Request) -> Result<(Request, Message), Box<Response>> {
+/// A refusal of a request's cost, as MCP's clients read an error: a
+/// JSON-RPC error (to the request's id, when its first bytes hold one).
+fn refuse_cost(status: StatusCode, id: Option<serde_json::Value>, why: &str) -> Response {
+    let error = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {"code": -32600, "message": why},
+    });
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        error.to_string(),
+    )
+        .into_response()
+}
+
+/// Reads a POST's body and what it asks, charged to its token's share of
+/// the bytes requests may hold (`mcp_bodies.rs`) before a byte is read, and
+/// held to the request budget before anything parses it; the request is
+/// rebuilt around the bytes for rmcp.
+async fn read_post(
+    server: &Server,
+    token: TokenId,
+    request: Request,
+) -> Result<(Request, Message, BodyHold), Box<Response>> {
+    let budget = server.mcp_budget;
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|length| length.to_str().ok()?.parse::<usize>().ok());
+    if let Some(declared) = declared.filter(|&declared| declared > budget.max_bytes) {
+        let refusal = Refusal::TooLarge {
+            at_least: declared,
+            max: budget.max_bytes,
+        };
+        return Err(Box::new(refuse_cost(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            None,
+            &refusal.to_string(),
+        )));
+    }
+    let charge = declared.unwrap_or(budget.max_bytes);
+    let mut hold = server.mcp_bodies.take(token, charge).map_err(|why| {
+        server.metrics.over_capacity();
+        Box::new(refuse_cost(StatusCode::SERVICE_UNAVAILABLE, None, &why))
+    })?;
     let (parts, body) = request.into_parts();
-    let body = axum::body::to_bytes(body, server.max_message)
-        .await
-        .map_err(|_| {
-            Box::new(refuse(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "the request is larger than this server takes, or was cut off\n",
-            ))
-        })?;
+    let body = axum::body::to_bytes(body, charge).await.map_err(|_| {
+        let refusal = Refusal::TooLarge {
+            at_least: charge.saturating_add(1),
+            max: budget.max_bytes,
+        };
+        Box::new(refuse_cost(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            None,
+            &format!("{refusal} (or it was cut off, or longer than it said)"),
+        ))
+    })?;
+    hold.shrink_to(body.len());
+    if let Err(refusal) = budget.check(&body) {
+        return Err(Box::new(refuse_cost(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            request_id(&body),
+            &refusal.to_string(),
+        )));
+    }
     // rmcp answers a body that is not a message; here it only matters
     // what one asks.
     let message = serde_json::from_slice::<Message>(&body).unwrap_or_default();
     Ok((
         Request::from_parts(parts, axum::body::Body::from(body)),
         message,
+        hold,
     ))
 }
 
@@ -266,7 +338,7 @@ pub async fn serve(State(server): State<Arc<Server>>, request: Request) -> Respo
         .map(str::to_owned);
     match (request.method().clone(), session) {
         (Method::POST, session) => {
-            let (request, message) = match read_post(&server, request).await {
+            let (request, message, hold) = match read_post(&server, token, request).await {
                 Ok(read) => read,
                 Err(refused) => return *refused,
             };
@@ -277,14 +349,17 @@ pub async fn serve(State(server): State<Arc<Server>>, request: Request) -> Respo
                     "this server keeps state in MCP sessions and does not serve sessionless requests (a protocol version in _meta); initialize a session\n",
                 );
             }
-            match (session, method) {
+            let response = match (session, method) {
                 (Some(_), _) | (None, Some(DISCOVER)) => forward(&server, token, request).await,
                 (None, Some("initialize")) => initialize(server, token, request).await,
                 (None, _) => refuse(
                     StatusCode::BAD_REQUEST,
                     "this server keeps state in MCP sessions: a request without Mcp-Session-Id must be initialize\n",
                 ),
-            }
+            };
+            // The request's parsed form and its call live until the
+            // answer is written out: its bytes stay charged that long.
+            Holding::response(response, hold)
         }
         (Method::GET, Some(id)) => event_stream(&server, token, request, &id).await,
         (Method::DELETE, Some(id)) => {
@@ -365,12 +440,5 @@ async fn event_stream(server: &Server, token: TokenId, request: Request, id: &st
             "this MCP session has its event stream open already\n",
         );
     };
-    let (parts, body) = forward(server, token, request).await.into_parts();
-    Response::from_parts(
-        parts,
-        axum::body::Body::new(Streaming {
-            body,
-            _stream: stream,
-        }),
-    )
+    Holding::response(forward(server, token, request).await, stream)
 }
