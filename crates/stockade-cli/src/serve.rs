@@ -48,8 +48,8 @@ pub struct ServeArgs {
     /// costs memory; the sandboxes they start count in --max-sessions).
     #[arg(long, value_name = "N", default_value_t = ServeConfig::DEFAULT_MAX_MCP_SESSIONS)]
     max_mcp_sessions: usize,
-    /// MCP sessions one token may hold open at once (default:
-    /// --max-mcp-sessions).
+    /// MCP sessions one token may hold open at once (default: 64, or
+    /// --max-mcp-sessions if that is less).
     #[arg(long, value_name = "N")]
     max_mcp_sessions_per_token: Option<usize>,
     /// Seconds a session may wait for its client's next message (an MCP
@@ -70,6 +70,11 @@ pub struct ServeArgs {
     /// this size, the server's eight.
     #[arg(long, value_name = "SIZE", default_value = "4M", value_parser = parse_size)]
     max_mcp_request_size: u64,
+    /// Answer /readyz and /metrics only with a token from --tokens (they
+    /// tell how busy the server is, and so what its tenants do); /healthz
+    /// stays open for liveness probes.
+    #[arg(long, requires = "tokens")]
+    status_needs_token: bool,
     /// Connections held at once, authenticated or not (default:
     /// --max-sessions + 64); past it the server stops accepting.
     #[arg(long, value_name = "N")]
@@ -113,7 +118,7 @@ pub fn serve(args: ServeArgs) -> i32 {
         max_mcp_sessions: args.max_mcp_sessions,
         max_mcp_sessions_per_token: args
             .max_mcp_sessions_per_token
-            .unwrap_or(args.max_mcp_sessions),
+            .unwrap_or(ServeConfig::DEFAULT_MAX_MCP_SESSIONS_PER_TOKEN.min(args.max_mcp_sessions)),
         idle_timeout: args.idle_timeout,
         grace: args.grace,
         max_message_size: usize::try_from(args.max_message_size).unwrap_or(usize::MAX),
@@ -121,6 +126,7 @@ pub fn serve(args: ServeArgs) -> i32 {
             .max_connections
             .unwrap_or(args.max_sessions.saturating_add(64)),
         max_mcp_request_size: usize::try_from(args.max_mcp_request_size).unwrap_or(usize::MAX),
+        status_needs_token: args.status_needs_token,
         policy: RelayPolicy {
             sandbox: args.sandbox,
             worker: args.worker,

@@ -366,3 +366,16 @@ fn one_tokens_mcp_requests_under_way_cannot_take_the_room_of_anothers() {
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("42"), "{body}");
 }
+
+#[test]
+fn one_token_cannot_open_every_mcp_session_by_default() {
+    let (server, _tokens) = Server::with_tokens(&["--max-mcp-sessions", "100"]);
+    for _ in 0..64 {
+        open_session(&server, TOKEN);
+    }
+    let (status, _, body) = post(&server, TOKEN, None, INITIALIZE.as_bytes().to_vec(), true);
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("64"), "{body}");
+    // The rest of the server's sessions are left to other tokens.
+    open_session(&server, OTHER_TOKEN);
+}

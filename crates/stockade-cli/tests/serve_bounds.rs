@@ -3,9 +3,16 @@
 //! held to the session's `max_result_bytes` while the server reads them,
 //! so a guest's huge result costs the server no more than a local host
 //! would pay, and the client is told it was too large as a local host
-//! tells its caller.
+//! tells its caller; connections that show no token are on a budget of
+//! their own, so they never take the places of clients that have one.
 
 mod server;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use server::{Server, TOKEN};
 use stockade::{Error, HostError, Interpreter, Language, Session, SessionOptions, Value};
@@ -95,4 +102,130 @@ fn the_server_holds_a_worker_to_the_clients_max_result_bytes_or_its_own_ceiling(
         session.run("'still here'").unwrap(),
         Value::Str("still here".into())
     );
+}
+
+/// Sends `GET path` on `stream`, keeping the connection alive.
+fn get_keep_alive(stream: &mut TcpStream, addr: &str, path: &str) -> std::io::Result<()> {
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n")
+}
+
+/// Until `stop`: keeps a connection alive with a cheap request without a
+/// token every 200 ms (`GET /healthz`: the attack of a keep-alive
+/// connection answered without a token, forty times faster), on a new
+/// connection whenever the server closes the last.
+fn keep_alive_flood(addr: String, stop: Arc<AtomicBool>) {
+    let mut buf = [0u8; 4096];
+    while !stop.load(Ordering::Relaxed) {
+        let Ok(mut stream) = TcpStream::connect(&addr) else {
+            continue;
+        };
+        let _ = stream.set_read_timeout(Some(Duration::from_millis(200)));
+        while !stop.load(Ordering::Relaxed) {
+            if get_keep_alive(&mut stream, &addr, "/healthz").is_err() {
+                break;
+            }
+            let answered = matches!(stream.read(&mut buf), Ok(n) if n > 0);
+            std::thread::sleep(Duration::from_millis(200));
+            if !answered {
+                break;
+            }
+        }
+    }
+}
+
+/// Until `stop`: holds a connection that sends nothing, and opens another
+/// as soon as the server closes it.
+fn silent_flood(addr: String, stop: Arc<AtomicBool>) {
+    let mut buf = [0u8; 64];
+    while !stop.load(Ordering::Relaxed) {
+        let Ok(mut stream) = TcpStream::connect(&addr) else {
+            continue;
+        };
+        let _ = stream.set_read_timeout(Some(Duration::from_millis(50)));
+        while !stop.load(Ordering::Relaxed) {
+            match stream.read(&mut buf) {
+                Ok(0) => break,
+                Err(err)
+                    if err.kind() == std::io::ErrorKind::WouldBlock
+                        || err.kind() == std::io::ErrorKind::TimedOut => {}
+                _ => break,
+            }
+        }
+    }
+}
+
+#[test]
+fn connections_without_a_token_cannot_hold_the_places_of_clients_with_one() {
+    let (server, _tokens) = Server::with_tokens(&["--max-connections", "16"]);
+    let options = || {
+        SessionOptions::new(Language::Python)
+            .engine(Interpreter::Monty)
+            .remote(server.url.clone(), Some(TOKEN.to_owned()))
+    };
+    let mut warm = Session::new(options()).expect("a remote session starts");
+    assert_eq!(warm.run("1 + 1").unwrap(), Value::Int(2));
+    // A connection without a token is answered once, then closed: a second
+    // request on it (sent with the first, so both are in) is never served.
+    let mut stream = TcpStream::connect(&server.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let get = format!("GET /healthz HTTP/1.1\r\nHost: {}\r\n\r\n", server.addr);
+    stream.write_all(get.repeat(2).as_bytes()).unwrap();
+    let mut answers = String::new();
+    let _ = stream.read_to_string(&mut answers);
+    assert_eq!(answers.matches("HTTP/1.1 200").count(), 1, "{answers}");
+    // Sixty-four connections without a token, from the address the client
+    // connects from, four times --max-connections.
+    let stop = Arc::new(AtomicBool::new(false));
+    let flood: Vec<_> = (0..64)
+        .map(|n| {
+            let (addr, stop) = (server.addr.clone(), Arc::clone(&stop));
+            std::thread::spawn(move || {
+                if n % 2 == 0 {
+                    keep_alive_flood(addr, stop);
+                } else {
+                    silent_flood(addr, stop);
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    for _ in 0..5 {
+        let began = Instant::now();
+        let mut session = Session::new(options()).expect("a client with a token connects");
+        let took = began.elapsed();
+        assert!(
+            took < Duration::from_secs(1),
+            "the client took {took:?} to connect"
+        );
+        assert_eq!(session.run("6 * 7").unwrap(), Value::Int(42));
+    }
+    stop.store(true, Ordering::Relaxed);
+    for thread in flood {
+        thread.join().unwrap();
+    }
+    assert_eq!(warm.run("2 + 2").unwrap(), Value::Int(4));
+}
+
+#[test]
+fn status_pages_can_require_a_token() {
+    let (server, _tokens) = Server::with_tokens(&["--status-needs-token"]);
+    let bearer = format!("Authorization: Bearer {TOKEN}\r\n");
+    for path in ["/readyz", "/metrics"] {
+        assert_eq!(server.get(path).0, 401, "{path}");
+        assert_eq!(
+            server
+                .get_with(path, "Authorization: Bearer wrong-token-000000\r\n")
+                .0,
+            401
+        );
+        assert_eq!(server.get_with(path, &bearer).0, 200, "{path}");
+    }
+    // Liveness probes carry no token.
+    assert_eq!(server.get("/healthz").0, 200);
+    // Without the flag, anyone who can connect reads them, as before.
+    let (open, _tokens) = Server::with_tokens(&[]);
+    assert_eq!(open.get("/readyz").0, 200);
+    assert_eq!(open.get("/metrics").0, 200);
 }

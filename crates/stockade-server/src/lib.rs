@@ -13,6 +13,7 @@
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+mod anonymous;
 mod capacity;
 mod connection;
 mod http;
@@ -30,6 +31,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use axum::Extension;
 use axum::Router;
 use axum::extract::State;
 use axum::extract::ws::WebSocketUpgrade;
@@ -43,6 +45,7 @@ use stockade_wire::{
     FRAME_HEADER_LEN, MAX_RESULT_BYTES_HEADER, REQUEST_TIMEOUT_HEADER, SESSION_PATH, WireLimits,
 };
 
+use crate::anonymous::Standing;
 use crate::capacity::Capacity;
 use crate::metrics::Metrics;
 use crate::tokens::Tokens;
@@ -74,12 +77,19 @@ pub struct ServeConfig {
     /// The largest MCP request at `/mcp` (its values bounded with it:
     /// `stockade_mcp::budget`).
     pub max_mcp_request_size: usize,
+    /// `/readyz` and `/metrics` answer only a request with a token the
+    /// server holds (they tell how busy the server is, and so what its
+    /// tenants do); `/healthz` stays open.
+    pub status_needs_token: bool,
     pub policy: RelayPolicy,
 }
 
 impl ServeConfig {
     pub const DEFAULT_MAX_SESSIONS: usize = 256;
     pub const DEFAULT_MAX_MCP_SESSIONS: usize = 1024;
+    /// A token's share of the MCP sessions by default: well below the
+    /// whole, so that one tenant cannot open them all.
+    pub const DEFAULT_MAX_MCP_SESSIONS_PER_TOKEN: usize = 64;
     pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
     pub const DEFAULT_GRACE: Duration = Duration::from_secs(30);
     pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 64 * 1024 * 1024;
@@ -123,6 +133,8 @@ pub(crate) struct Server {
     mcp_budget: RequestBudget,
     /// The bytes of MCP requests held at once, in all and per token.
     mcp_bodies: Arc<mcp_bodies::McpBodies>,
+    /// `/readyz` and `/metrics` need a token.
+    status_needs_token: bool,
     /// SIGTERM came: no new sessions, readiness false.
     draining: AtomicBool,
     /// The grace ran out: sessions end at their next wait.
@@ -200,6 +212,7 @@ pub fn run(config: ServeConfig, announce: impl FnOnce(&str)) -> Result<(), Serve
         ),
         mcp_budget,
         mcp_bodies: mcp_bodies::McpBodies::new(mcp_budget.max_bytes),
+        status_needs_token: config.status_needs_token,
         draining: AtomicBool::new(false),
         ending: AtomicBool::new(false),
     });
@@ -254,15 +267,28 @@ async fn serve(
     let signals = Signals::watch().map_err(ServeError::Runtime)?;
     let shutdown = async move { drain(drained, signals, grace, last_turn).await };
     let most = config.max_connections;
+    let anonymous = anonymous::Anonymous::new(anonymous::most_for(most), anonymous::PER_ADDRESS);
     match tls {
         Some(tls) => {
             let listener = tls::TlsListener::new(listener, tls).map_err(ServeError::Runtime)?;
             announce(&format!("wss://{local}"));
-            http::serve(limit::Limited::new(listener, most), app, shutdown).await;
+            http::serve(
+                limit::Limited::new(listener, most),
+                app,
+                anonymous,
+                shutdown,
+            )
+            .await;
         }
         None => {
             announce(&format!("ws://{local}"));
-            http::serve(limit::Limited::new(listener, most), app, shutdown).await;
+            http::serve(
+                limit::Limited::new(listener, most),
+                app,
+                anonymous,
+                shutdown,
+            )
+            .await;
         }
     }
     Ok(())
@@ -324,7 +350,37 @@ async fn drain(server: Arc<Server>, signals: Signals, grace: Duration, last_turn
     }
 }
 
-async fn readyz(State(server): State<Arc<Server>>) -> Response {
+/// Whether a status request may be answered: always, unless the server
+/// was told its status needs a token and the request shows none it holds.
+fn status_refused(
+    server: &Server,
+    standing: Option<Extension<Arc<Standing>>>,
+    headers: &HeaderMap,
+) -> Option<Response> {
+    if !server.status_needs_token {
+        return None;
+    }
+    let authorization = headers
+        .get(axum::http::header::AUTHORIZATION)
+        .map(|value| value.as_bytes());
+    if server.tokens.check(authorization).is_none() || !server.tokens.required() {
+        server.metrics.unauthorized();
+        return Some(StatusCode::UNAUTHORIZED.into_response());
+    }
+    if let Some(Extension(standing)) = standing {
+        standing.authenticate();
+    }
+    None
+}
+
+async fn readyz(
+    State(server): State<Arc<Server>>,
+    standing: Option<Extension<Arc<Standing>>>,
+    headers: HeaderMap,
+) -> Response {
+    if let Some(refused) = status_refused(&server, standing, &headers) {
+        return refused;
+    }
     if server.draining.load(Ordering::Relaxed) {
         (StatusCode::SERVICE_UNAVAILABLE, "draining\n").into_response()
     } else if !server.capacity.has_room() {
@@ -334,7 +390,14 @@ async fn readyz(State(server): State<Arc<Server>>) -> Response {
     }
 }
 
-async fn metrics(State(server): State<Arc<Server>>) -> String {
+async fn metrics(
+    State(server): State<Arc<Server>>,
+    standing: Option<Extension<Arc<Standing>>>,
+    headers: HeaderMap,
+) -> Response {
+    if let Some(refused) = status_refused(&server, standing, &headers) {
+        return refused;
+    }
     let mut text = server.metrics.render(
         server.capacity.active(),
         server.capacity.most(),
@@ -342,11 +405,12 @@ async fn metrics(State(server): State<Arc<Server>>) -> String {
     );
     let open = server.mcp_sessions.count(server.mcp.open_sessions()).await;
     text.push_str(&metrics::mcp_sessions(open));
-    text
+    text.into_response()
 }
 
 async fn upgrade(
     State(server): State<Arc<Server>>,
+    standing: Option<Extension<Arc<Standing>>>,
     headers: HeaderMap,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
@@ -367,6 +431,10 @@ async fn upgrade(
             "a web page may not open sessions on a server without tokens\n",
         )
             .into_response();
+    }
+    // A caller the server lets in: its connection keeps alive from now.
+    if let Some(Extension(standing)) = standing {
+        standing.authenticate();
     }
     let upgrade = match upgrade {
         Ok(upgrade) => upgrade,

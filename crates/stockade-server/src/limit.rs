@@ -60,6 +60,12 @@ impl<L: Listener> Listener for Limited<L> {
     }
 }
 
+impl<Io: crate::http::Peer> crate::http::Peer for Counted<Io> {
+    fn socket(&self) -> Option<std::os::fd::OwnedFd> {
+        self.io.socket()
+    }
+}
+
 impl<Io: AsyncRead + Unpin> AsyncRead for Counted<Io> {
     fn poll_read(
         mut self: Pin<&mut Self>,

@@ -22,6 +22,7 @@ use stockade_mcp::{
 };
 
 use crate::Server;
+use crate::anonymous::Standing;
 use crate::capacity::Capacity;
 use crate::mcp_bodies::BodyHold;
 use crate::metrics::Metrics;
@@ -222,6 +223,10 @@ fn check_caller(server: &Server, request: &Request) -> Result<TokenId, Box<Respo
             StatusCode::FORBIDDEN,
             "a web page may not use a server without tokens\n",
         )));
+    }
+    // A caller the server lets in: its connection keeps alive from now.
+    if let Some(standing) = request.extensions().get::<Arc<Standing>>() {
+        standing.authenticate();
     }
     let session = headers.get(SESSION_HEADER);
     if server.is_draining() && session.is_none() {
