@@ -543,3 +543,95 @@ fn hidden_paths_inside_a_readable_tree_show_nothing() {
         "the rest of the tree is shown"
     );
 }
+
+/// The sweep's outcome by call number: `ok N`, `err N`, `killed`, `ended`.
+fn sweep(trees: &[&str]) -> BTreeMap<u32, String> {
+    let mut args = vec!["sweep", "511"];
+    args.extend_from_slice(trees);
+    let output = redteam(&args);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| {
+            let (nr, outcome) = line.split_once(' ')?;
+            Some((nr.parse().ok()?, outcome.trim().to_owned()))
+        })
+        .collect()
+}
+
+/// What the filter lets through: neither denied (EPERM), nor answered
+/// ENOSYS, nor killed.
+fn let_through(outcomes: &BTreeMap<u32, String>) -> Vec<u32> {
+    outcomes
+        .iter()
+        .filter(|(_, outcome)| !["err 1", "err 38", "killed"].contains(&outcome.as_str()))
+        .map(|(nr, _)| *nr)
+        .collect()
+}
+
+/// The call numbers of the `| nr | name | result |` rows of `text`.
+fn documented_numbers(text: &str) -> Vec<u32> {
+    text.lines()
+        .filter_map(|line| line.strip_prefix("| ")?.split(" |").next()?.parse().ok())
+        .collect()
+}
+
+#[test]
+fn the_documented_system_call_sweep_is_what_the_filter_lets_through() {
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/security.md"),
+    )
+    .unwrap();
+    let section = doc
+        .split("## The system-call sweep")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("docs/security.md has the sweep's section");
+    let (closed_doc, readable_doc) = section
+        .split_once("With readable trees")
+        .expect("and its part for readable trees");
+    let closed = sweep(&[]);
+    assert_eq!(
+        let_through(&closed),
+        documented_numbers(closed_doc),
+        "rerun scripts/syscall-sweep and put its output in docs/security.md"
+    );
+    let readable = sweep(&["/usr"]);
+    let mut both = documented_numbers(closed_doc);
+    both.extend(documented_numbers(readable_doc));
+    both.sort_unstable();
+    assert_eq!(
+        let_through(&readable),
+        both,
+        "rerun scripts/syscall-sweep --readable and put what it adds in docs/security.md"
+    );
+    // The calls that kill, as the kill list names them, and the one ENOSYS.
+    let killed: Vec<&str> = KILLED
+        .iter()
+        .filter(|(_, nr)| closed.get(&(*nr as u32)).map(String::as_str) == Some("killed"))
+        .map(|(name, _)| *name)
+        .collect();
+    assert_eq!(killed.len(), KILLED.len());
+    let documented_killed = closed_doc
+        .split("Killed with SIGSYS:")
+        .nth(1)
+        .map(|rest| rest.split_whitespace().collect::<Vec<_>>())
+        .unwrap_or_default();
+    let mut killed_sorted = killed.clone();
+    killed_sorted.sort_unstable();
+    let mut documented_sorted = documented_killed.clone();
+    documented_sorted.sort_unstable();
+    assert_eq!(killed_sorted, documented_sorted);
+    assert_eq!(
+        closed
+            .iter()
+            .filter(|(_, o)| o.as_str() == "err 38")
+            .count(),
+        1,
+        "clone3 alone answers ENOSYS"
+    );
+}
