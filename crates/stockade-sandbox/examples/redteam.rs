@@ -160,7 +160,7 @@ fn cpu_clock(pid: i64, thread: bool) -> u64 {
 
 /// What another process's CPU clocks and affinity tell: each attempt on
 /// `pid` (labels `NAME-clock`, `NAME-thread-clock`, `NAME-clock-res`,
-/// `NAME-clock-sleep`, `NAME-affinity`).
+/// `NAME-clock-sleep`, `NAME-futex-owner`, `NAME-affinity`).
 fn process_probes(name: &str, pid: i64) {
     let mut time = [0u64; 2];
     let ts = time.as_mut_ptr() as u64;
@@ -194,6 +194,24 @@ fn process_probes(name: &str, pid: i64) {
                 cpu_clock(pid, false),
                 libc::TIMER_ABSTIME as u64,
                 zero.as_ptr() as u64,
+                0,
+                0,
+                0,
+            ],
+        ),
+    );
+    // A priority-inheritance futex whose word names `pid` as its owner:
+    // the kernel looks the owner up among every task, and would answer
+    // ESRCH for a pid that does not exist.
+    let word = std::sync::atomic::AtomicU32::new(pid as u32);
+    say(
+        &format!("{name}-futex-owner"),
+        raw(
+            libc::SYS_futex,
+            [
+                word.as_ptr() as u64,
+                (libc::FUTEX_TRYLOCK_PI | libc::FUTEX_PRIVATE_FLAG) as u64,
+                0,
                 0,
                 0,
                 0,

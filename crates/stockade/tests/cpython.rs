@@ -310,7 +310,6 @@ fn cpython_guests_reach_nothing_outside_the_sandbox() {
             "import socket\nsocket.create_connection(('127.0.0.1', 9))",
             "PermissionError",
         ),
-        ("import ctypes", ""),
         ("open('/new-file', 'w')", ""),
     ];
     for (code, expected) in attacks {
@@ -793,12 +792,13 @@ for name, pid in [('host', host), ('init', 1)]:
 def answers(pid):
     return 'read' in (attempt(lambda: os.sched_getaffinity(pid)),
                       attempt(lambda: time.clock_gettime(cpu_clock(pid))))
-answering = [pid for pid in [1, *range(max(2, host - 1500), host + 1500)] if answers(pid)]
+me = os.getpid()
+answering = {pid for pid in [1, me, *range(max(2, host - 1500), host + 1500)] if answers(pid)}
 own = [time.process_time() >= 0, time.thread_time() >= 0,
        time.clock_gettime(time.CLOCK_PROCESS_CPUTIME_ID) >= 0,
        time.clock_gettime(time.CLOCK_MONOTONIC) > 0,
        len(os.sched_getaffinity(0)) > 0, len(os.sched_getaffinity(os.getpid())) > 0]
-[probes, answering == [os.getpid()], own]";
+[probes, answering == {me}, own]";
 
 #[test]
 fn a_cpython_guest_reads_no_other_processs_clock_or_affinity_under_require() {

@@ -136,6 +136,35 @@ fn own_clocks() -> Result<Vec<SeccompRule>, BackendError> {
     ])
 }
 
+/// The futex operations (argument 1, less its private and clock flags)
+/// that name no other task: wait, wake, requeue, wake-op and the bitset
+/// pair. The priority-inheritance operations read an owner's thread id
+/// from the futex word and look it up among every task on the machine,
+/// answering differently for one that exists, so they answer EPERM (only
+/// `PTHREAD_PRIO_INHERIT` mutexes use them).
+fn futex_without_owners() -> Result<Vec<SeccompRule>, BackendError> {
+    const FUTEX_CMD_MASK: u64 = 0x7f;
+    [
+        libc::FUTEX_WAIT,
+        libc::FUTEX_WAKE,
+        libc::FUTEX_REQUEUE,
+        libc::FUTEX_CMP_REQUEUE,
+        libc::FUTEX_WAKE_OP,
+        libc::FUTEX_WAIT_BITSET,
+        libc::FUTEX_WAKE_BITSET,
+    ]
+    .into_iter()
+    .map(|op| {
+        rule(vec![SeccompCondition::new(
+            1,
+            SeccompCmpArgLen::Dword,
+            SeccompCmpOp::MaskedEq(FUTEX_CMD_MASK),
+            op as u64,
+        )?])
+    })
+    .collect()
+}
+
 /// Which allow-list a worker gets, by what its engine is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Profile {
@@ -287,7 +316,6 @@ pub fn worker_policy(target: Target, profile: Profile) -> Result<Policy, Backend
         libc::SYS_mremap,
         libc::SYS_madvise,
         libc::SYS_brk,
-        libc::SYS_futex,
         libc::SYS_set_robust_list,
         libc::SYS_rseq,
         libc::SYS_gettid,
@@ -315,6 +343,7 @@ pub fn worker_policy(target: Target, profile: Profile) -> Result<Policy, Backend
     ] {
         allowed.insert(call, own_clocks()?);
     }
+    allowed.insert(libc::SYS_futex, futex_without_owners()?);
     allowed.insert(libc::SYS_mmap, not_write_and_exec(2)?);
     allowed.insert(libc::SYS_mprotect, not_write_and_exec(2)?);
     allowed.insert(
