@@ -422,16 +422,28 @@ fn workers_of_different_tokens_never_come_from_one_template() {
 
 #[test]
 fn connections_past_max_connections_wait_unaccepted() {
+    use std::io::{Read, Write};
     let (server, _tokens) = Server::with_tokens(&["--max-connections", "2"]);
+    // Both places are held by clients with a token, kept alive after an
+    // answer (a connection without one would be closed to make room:
+    // `connections_without_a_token_cannot_hold_the_places_of_clients_with_one`).
     let idle: Vec<_> = (0..2)
-        .map(|_| std::net::TcpStream::connect(&server.addr).expect("a connection"))
+        .map(|_| {
+            let mut client = std::net::TcpStream::connect(&server.addr).expect("a connection");
+            write!(
+                client,
+                "GET /v1/session HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n\r\n"
+            )
+            .unwrap();
+            let mut answer = [0u8; 1024];
+            assert!(client.read(&mut answer).unwrap() > 0);
+            client
+        })
         .collect();
-    // Both permits are held by connections that send nothing.
     let mut third = std::net::TcpStream::connect(&server.addr).expect("the kernel queues it");
     third
         .set_read_timeout(Some(Duration::from_millis(500)))
         .unwrap();
-    use std::io::{Read, Write};
     write!(
         third,
         "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"

@@ -8,12 +8,8 @@
 //! over.
 
 use std::convert::Infallible;
-use std::net::SocketAddr;
-use std::os::fd::{AsFd, OwnedFd};
-use std::pin::Pin;
+use std::os::fd::AsFd;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::Router;
@@ -23,92 +19,64 @@ use axum::serve::Listener;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::TcpListener;
+use tokio_rustls::TlsAcceptor;
 use tower::ServiceExt;
 
-use crate::anonymous::Anonymous;
+use crate::anonymous::{Anonymous, Standing};
+use crate::limit::Limited;
+use crate::tls::HANDSHAKE_TIMEOUT;
 
 /// Longest a client may take to send a request's headers (also how long a
 /// kept-alive connection may be idle).
 const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// A connection whose socket the anonymous budget may look at: a
-/// duplicate of its descriptor, to ask whether bytes wait in it.
-pub trait Peer {
-    fn socket(&self) -> Option<OwnedFd>;
-}
-
-impl Peer for tokio::net::TcpStream {
-    fn socket(&self) -> Option<OwnedFd> {
-        self.as_fd().try_clone_to_owned().ok()
-    }
-}
-
-impl Peer for tokio_rustls::server::TlsStream<tokio::net::TcpStream> {
-    fn socket(&self) -> Option<OwnedFd> {
-        self.get_ref().0.socket()
-    }
-}
-
-/// Serves `app` on every connection `listener` accepts until `shutdown`
-/// resolves.
-pub async fn serve<L>(
-    mut listener: L,
+/// Serves `app` on every connection `listener` accepts (over TLS when
+/// `tls` is given) until `shutdown` resolves.
+pub async fn serve(
+    mut listener: Limited<TcpListener>,
+    tls: Option<TlsAcceptor>,
     app: Router,
     anonymous: Arc<Anonymous>,
     shutdown: impl std::future::Future<Output = ()>,
-) where
-    L: Listener<Addr = SocketAddr>,
-    L::Io: Peer,
-{
+) {
     tokio::pin!(shutdown);
     loop {
         let (io, address) = tokio::select! {
             accepted = listener.accept() => accepted,
             () = &mut shutdown => return,
         };
-        let heard = Arc::new(AtomicBool::new(false));
-        let (standing, closed) = anonymous.admit(address.ip(), Arc::clone(&heard), io.socket());
-        let io = Heard { io, heard };
-        let app = app.clone();
-        let service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
-            request.extensions_mut().insert(Arc::clone(&standing));
-            let standing = Arc::clone(&standing);
-            let app = app.clone();
-            async move {
-                let mut response = match app.oneshot(request.map(Body::new)).await {
-                    Ok(response) => response,
-                    Err(never) => match never {},
-                };
-                if !standing.is_authenticated() {
-                    response
-                        .headers_mut()
-                        .insert(header::CONNECTION, HeaderValue::from_static("close"));
-                }
-                Ok::<_, Infallible>(response)
-            }
-        });
+        let _ = io.get_ref().set_nodelay(true);
+        // A duplicate of the socket, for the budget to ask whether bytes
+        // wait in it: a client's request (or TLS hello) is in, or not.
+        let socket = io.get_ref().as_fd().try_clone_to_owned().ok();
+        let (standing, closed) = anonymous.admit(address.ip(), io.heard(), socket);
+        let (app, tls) = (app.clone(), tls.clone());
         tokio::spawn(async move {
-            let mut builder = http1::Builder::new();
-            builder
-                .timer(TokioTimer::new())
-                .header_read_timeout(HEADER_TIMEOUT);
-            let connection = builder
-                .serve_connection(TokioIo::new(io), service)
-                .with_upgrades();
             // Closed to make room in the anonymous budget (a connection
-            // that authenticates drops the sender instead: never closed).
-            let evicted = async move {
-                if closed.await.is_err() {
+            // that authenticates drops the sender instead: never closed;
+            // one that did so as it was chosen is kept).
+            let evicted = async {
+                if closed.await.is_err() || standing.is_authenticated() {
                     std::future::pending::<()>().await;
                 }
             };
-            tokio::select! {
-                served = connection => {
-                    if let Err(err) = served {
-                        tracing::debug!("a connection ended: {err}");
+            let served = async {
+                let standing = Arc::clone(&standing);
+                match tls {
+                    None => serve_connection(io, app, standing).await,
+                    Some(tls) => {
+                        match tokio::time::timeout(HANDSHAKE_TIMEOUT, tls.accept(io)).await {
+                            Ok(Ok(io)) => serve_connection(io, app, standing).await,
+                            Ok(Err(err)) => tracing::debug!("a TLS handshake failed: {err}"),
+                            Err(_) => tracing::debug!("a TLS handshake timed out"),
+                        }
                     }
                 }
+            };
+            tokio::select! {
+                () = served => {}
                 () = evicted => {}
             }
         });
@@ -119,54 +87,38 @@ pub async fn serve<L>(
     }
 }
 
-/// A connection that notes when it has sent its first byte: the anonymous
-/// budget closes one that has sent nothing before one whose request is in.
-struct Heard<Io> {
-    io: Io,
-    heard: Arc<AtomicBool>,
-}
-
-impl<Io: AsyncRead + Unpin> AsyncRead for Heard<Io> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        let before = buf.filled().len();
-        let polled = Pin::new(&mut self.io).poll_read(cx, buf);
-        if buf.filled().len() > before {
-            self.heard.store(true, Ordering::Relaxed);
+/// Serves HTTP/1 with upgrades on `io` until the connection ends: each
+/// request carries the connection's standing, and each answer to a
+/// connection that has shown no token closes it.
+async fn serve_connection<Io>(io: Io, app: Router, standing: Arc<Standing>)
+where
+    Io: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
+        request.extensions_mut().insert(Arc::clone(&standing));
+        let standing = Arc::clone(&standing);
+        let app = app.clone();
+        async move {
+            let mut response = match app.oneshot(request.map(Body::new)).await {
+                Ok(response) => response,
+                Err(never) => match never {},
+            };
+            if !standing.is_authenticated() {
+                response
+                    .headers_mut()
+                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            }
+            Ok::<_, Infallible>(response)
         }
-        polled
-    }
-}
-
-impl<Io: AsyncWrite + Unpin> AsyncWrite for Heard<Io> {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write(cx, buf)
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.io).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.io).poll_shutdown(cx)
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[std::io::IoSlice<'_>],
-    ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write_vectored(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.io.is_write_vectored()
+    });
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_TIMEOUT);
+    let connection = builder
+        .serve_connection(TokioIo::new(io), service)
+        .with_upgrades();
+    if let Err(err) = connection.await {
+        tracing::debug!("a connection ended: {err}");
     }
 }

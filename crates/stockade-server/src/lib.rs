@@ -268,29 +268,19 @@ async fn serve(
     let shutdown = async move { drain(drained, signals, grace, last_turn).await };
     let most = config.max_connections;
     let anonymous = anonymous::Anonymous::new(anonymous::most_for(most), anonymous::PER_ADDRESS);
-    match tls {
-        Some(tls) => {
-            let listener = tls::TlsListener::new(listener, tls).map_err(ServeError::Runtime)?;
-            announce(&format!("wss://{local}"));
-            http::serve(
-                limit::Limited::new(listener, most),
-                app,
-                anonymous,
-                shutdown,
-            )
-            .await;
-        }
-        None => {
-            announce(&format!("ws://{local}"));
-            http::serve(
-                limit::Limited::new(listener, most),
-                app,
-                anonymous,
-                shutdown,
-            )
-            .await;
-        }
-    }
+    announce(&format!(
+        "{}://{local}",
+        if tls.is_some() { "wss" } else { "ws" }
+    ));
+    let tls = tls.map(tokio_rustls::TlsAcceptor::from);
+    http::serve(
+        limit::Limited::new(listener, most),
+        tls,
+        app,
+        anonymous,
+        shutdown,
+    )
+    .await;
     Ok(())
 }
 

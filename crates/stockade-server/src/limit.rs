@@ -6,6 +6,7 @@
 
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 
 use axum::serve::Listener;
@@ -28,11 +29,14 @@ impl<L> Limited<L> {
     }
 }
 
-/// A connection and its permit.
+/// A connection and its permit, noting when it has sent its first byte
+/// (the anonymous budget closes one that has sent nothing before one
+/// whose request is in).
 #[derive(Debug)]
 pub struct Counted<Io> {
     io: Io,
     _permit: OwnedSemaphorePermit,
+    heard: Arc<AtomicBool>,
 }
 
 impl<L: Listener> Listener for Limited<L> {
@@ -50,6 +54,7 @@ impl<L: Listener> Listener for Limited<L> {
             Counted {
                 io,
                 _permit: permit,
+                heard: Arc::new(AtomicBool::new(false)),
             },
             addr,
         )
@@ -60,9 +65,15 @@ impl<L: Listener> Listener for Limited<L> {
     }
 }
 
-impl<Io: crate::http::Peer> crate::http::Peer for Counted<Io> {
-    fn socket(&self) -> Option<std::os::fd::OwnedFd> {
-        self.io.socket()
+impl<Io> Counted<Io> {
+    /// The connection under the count.
+    pub fn get_ref(&self) -> &Io {
+        &self.io
+    }
+
+    /// Set once the connection has sent a byte.
+    pub fn heard(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.heard)
     }
 }
 
@@ -72,7 +83,12 @@ impl<Io: AsyncRead + Unpin> AsyncRead for Counted<Io> {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.io).poll_read(cx, buf)
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.io).poll_read(cx, buf);
+        if buf.filled().len() > before {
+            self.heard.store(true, Ordering::Relaxed);
+        }
+        polled
     }
 }
 
