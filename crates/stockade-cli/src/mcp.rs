@@ -24,9 +24,8 @@ pub struct McpArgs {
     #[command(flatten)]
     session: SessionArgs,
     /// The largest message the client may send, such as 4M; one larger,
-    /// or holding more than one JSON value for each 16 bytes of it, is
-    /// refused unparsed with an error naming why (data belongs in a
-    /// --mount).
+    /// or whose parsed form would take more than 4 times that, is refused
+    /// unparsed with an error naming why (data belongs in a --mount).
     #[arg(long, value_name = "SIZE", default_value = "4M", value_parser = parse_size)]
     max_request_size: u64,
 }

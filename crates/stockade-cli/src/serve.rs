@@ -64,10 +64,10 @@ pub struct ServeArgs {
     /// dump to restore), at most the wire's frame bound (256M).
     #[arg(long, value_name = "SIZE", default_value = "64M", value_parser = parse_size)]
     max_message_size: u64,
-    /// The largest MCP request at /mcp, such as 4M; one larger, or holding
-    /// more than one JSON value for each 16 bytes of it, is refused
-    /// unparsed (413). A token's requests under way hold at most two of
-    /// this size, the server's eight.
+    /// The largest MCP request at /mcp, such as 4M; one larger, or whose
+    /// parsed form would take more than 4 times that, is refused unparsed
+    /// (413). A token's requests under way hold at most two of this size,
+    /// the server's eight.
     #[arg(long, value_name = "SIZE", default_value = "4M", value_parser = parse_size)]
     max_mcp_request_size: u64,
     /// Answer /readyz and /metrics only with a token from --tokens (they

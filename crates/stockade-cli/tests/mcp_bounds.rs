@@ -13,19 +13,10 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{Value as Json, json};
-use server::{OTHER_TOKEN, STOCKADE, Server, TOKEN};
+use server::{OTHER_TOKEN, STOCKADE, Server, TOKEN, peak_rss_kib};
 
 /// The most a process's peak resident memory may rise under an attack.
 const RISE_KIB: u64 = 200 * 1024;
-
-fn peak_rss_kib(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .expect("the process's status")
-        .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmHWM")
-}
 
 /// A `tools/call` of `run_python` whose inputs hold `values` ones: about
 /// two bytes a value, so `values` sets its size as well.
@@ -125,14 +116,23 @@ fn an_mcp_request_past_the_bounds_is_refused_unparsed_over_stdio() {
         error_message(&answer).contains("larger than this server takes (4194304 bytes"),
         "{answer}"
     );
-    // Within the size, past the values: 3 MiB of ones.
+    // Within the size, past what its parsed form may take: 3 MiB of ones.
     mcp.send(&call_with_values(4, 3 * 1024 * 1024 / 2));
     let answer = mcp.answer();
     assert_eq!(answer["id"], 4, "{answer}");
     assert!(
-        error_message(&answer).contains("262144 JSON values"),
+        error_message(&answer).contains("more than 16777216 bytes once parsed"),
         "{answer}"
     );
+    // Past the size, its id written last (as some clients write it).
+    let mut last = String::from_utf8(call_with_values(0, 5 * 1024 * 1024 / 2))
+        .unwrap()
+        .replacen(r#""id":0,"#, "", 1);
+    last.pop();
+    last.push_str(r#","id":"the-last"}"#);
+    mcp.send(last.as_bytes());
+    let answer = mcp.answer();
+    assert_eq!(answer["id"], "the-last", "{answer}");
     // Nested past the bound.
     let deep = format!(
         r#"{{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{}{}}}"#,
@@ -298,7 +298,7 @@ fn an_mcp_request_past_the_bounds_is_refused_unparsed_over_http() {
     let refused = refusal(&body);
     assert_eq!(refused["id"], 5, "{body}");
     assert!(
-        error_message(&refused).contains("262144 JSON values"),
+        error_message(&refused).contains("more than 16777216 bytes once parsed"),
         "{body}"
     );
     let peak = server.peak_rss_kib();
@@ -306,7 +306,9 @@ fn an_mcp_request_past_the_bounds_is_refused_unparsed_over_http() {
         peak <= idle + RISE_KIB,
         "the server's peak rose from {idle} KiB to {peak} KiB"
     );
-    // The session lives, and what fits is served.
+    // The session lives, and what fits is served: the costliest requests
+    // the budget lets through (small objects, whose maps cost most) too,
+    // within the same bound on the server's memory.
     let (status, _, body) = post(
         &server,
         TOKEN,
@@ -316,6 +318,26 @@ fn an_mcp_request_past_the_bounds_is_refused_unparsed_over_http() {
     );
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("1000"), "{body}");
+    let objects = 16 * 1024 * 1024 / 780;
+    for id in 7..10 {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "run_python", "arguments": {
+                "code": "len(x)", "inputs": {"x": vec![json!({"a": 1}); objects]}}}});
+        let (status, _, body) = post(
+            &server,
+            TOKEN,
+            Some(&session),
+            call.to_string().into_bytes(),
+            true,
+        );
+        assert_eq!(status, 200, "{body}");
+        assert!(body.contains(&objects.to_string()), "{body}");
+    }
+    let peak = server.peak_rss_kib();
+    assert!(
+        peak <= idle + RISE_KIB,
+        "the server's peak rose from {idle} KiB to {peak} KiB on the costliest requests it takes"
+    );
 }
 
 #[test]

@@ -12,9 +12,18 @@ use serde_json::Value as Json;
 /// server (data of any size belongs in a mounted file).
 pub const DEFAULT_MAX_REQUEST_BYTES: usize = 4 * 1024 * 1024;
 
-/// Bytes of the size bound for each JSON value a request may hold: at the
-/// default bound, 262,144 values.
-pub const BYTES_PER_VALUE: usize = 16;
+/// What a parser builds of a request may take at most this many times the
+/// size bound (16 MiB at the default), estimated by the scan: a value
+/// takes `VALUE_COST` bytes, a string or key its text besides, an object
+/// `OBJECT_COST` (a map's first node) and each of its keys `KEY_COST`.
+pub const PARSED_PER_BYTE: usize = 4;
+/// A parsed value (a number, `true`, a string's header, an array's).
+const VALUE_COST: usize = 32;
+/// An object: its value and the first node of its map, which holds
+/// eleven entries whether it has one or eleven.
+const OBJECT_COST: usize = 32 + 640;
+/// An object's key: its string and its share of the map's nodes.
+const KEY_COST: usize = 64;
 
 /// The deepest a request may nest arrays and objects: the wire's 64
 /// containers for a value, and the JSON-RPC envelope around `inputs`.
@@ -43,21 +52,23 @@ pub enum Refusal {
         "the request is {at_least} bytes or more, larger than this server takes ({max} bytes, its max request size); send less, or put data in a mounted file"
     )]
     TooLarge { at_least: usize, max: usize },
-    /// More values than the bound allows.
+    /// Values that would take more than the bound once parsed.
     #[error(
-        "the request holds more than {max} JSON values (one for each {BYTES_PER_VALUE} bytes of this server's max request size); send fewer, or put data in a mounted file"
+        "the request's JSON would take more than {max} bytes once parsed ({PARSED_PER_BYTE} times this server's max request size; small objects cost most); send less, or put data in a mounted file"
     )]
-    TooManyValues { max: usize },
+    TooCostly { max: usize },
     /// Nested deeper than [`MAX_REQUEST_DEPTH`].
     #[error("the request nests arrays and objects deeper than {max}")]
     TooDeep { max: usize },
 }
 
 impl RequestBudget {
-    /// The most JSON values (scalars, containers and object keys) one
-    /// request may hold.
-    pub fn max_values(&self) -> usize {
-        (self.max_bytes / BYTES_PER_VALUE).max(1024)
+    /// The most a parser may build of one request, as the scan
+    /// estimates it.
+    pub fn max_parsed(&self) -> usize {
+        self.max_bytes
+            .saturating_mul(PARSED_PER_BYTE)
+            .max(64 * 1024)
     }
 
     /// Checks `json` against the bound without building anything. It need
@@ -70,41 +81,52 @@ impl RequestBudget {
                 max: self.max_bytes,
             });
         }
-        let max_values = self.max_values();
-        let mut values = 0usize;
-        let mut depth = 0usize;
+        let max = self.max_parsed();
+        let mut parsed = 0usize;
+        // Whether each open container is an object, for its keys.
+        let mut objects: Vec<bool> = Vec::new();
+        // In an object, whether the next string is a key.
+        let mut key_next = false;
         let mut at = 0;
         while at < json.len() {
             match json[at] {
                 b'"' => {
-                    values += 1;
-                    at = string_end(json, at);
+                    let end = string_end(json, at);
+                    parsed += end - at + if key_next { KEY_COST } else { VALUE_COST };
+                    key_next = false;
+                    at = end;
                     continue;
                 }
-                b'{' | b'[' => {
-                    values += 1;
-                    depth += 1;
-                    if depth > MAX_REQUEST_DEPTH {
+                open @ (b'{' | b'[') => {
+                    let object = open == b'{';
+                    parsed += if object { OBJECT_COST } else { VALUE_COST };
+                    objects.push(object);
+                    key_next = object;
+                    if objects.len() > MAX_REQUEST_DEPTH {
                         return Err(Refusal::TooDeep {
                             max: MAX_REQUEST_DEPTH,
                         });
                     }
                 }
-                b'}' | b']' => depth = depth.saturating_sub(1),
+                b'}' | b']' => {
+                    objects.pop();
+                    key_next = false;
+                }
+                b',' => key_next = objects.last() == Some(&true),
                 b't' | b'f' | b'n' | b'-' | b'0'..=b'9' => {
-                    values += 1;
+                    parsed += VALUE_COST;
                     at = scalar_end(json, at);
                     continue;
                 }
                 _ => {}
             }
-            if values > max_values {
-                return Err(Refusal::TooManyValues { max: max_values });
+            if parsed > max {
+                return Err(Refusal::TooCostly { max });
             }
             at += 1;
         }
-        if values > max_values {
-            return Err(Refusal::TooManyValues { max: max_values });
+        if parsed > max {
+            return Err(Refusal::TooCostly { max });
         }
         Ok(())
     }
@@ -212,6 +234,66 @@ pub fn request_id(json: &[u8]) -> Option<Json> {
     }
 }
 
+/// The `id` of a JSON-RPC request whose last bytes are `tail`, when the
+/// id is its last top-level member (`..., "id": 7}`): a client may write
+/// its members in any order, and a message too large to keep whole is
+/// answered to the id its first or its last bytes hold.
+pub fn trailing_request_id(tail: &[u8]) -> Option<Json> {
+    let mut end = tail.len();
+    while end > 0 && tail[end - 1].is_ascii_whitespace() {
+        end -= 1;
+    }
+    if end == 0 || tail[end - 1] != b'}' {
+        return None;
+    }
+    end -= 1;
+    while end > 0 && tail[end - 1].is_ascii_whitespace() {
+        end -= 1;
+    }
+    // The value: a number, or a string without quotes inside it.
+    let start = if tail.get(end.checked_sub(1)?) == Some(&b'"') {
+        let open = tail[..end - 1].iter().rposition(|&b| b == b'"')?;
+        if tail[open..end - 1].contains(&b'\\') {
+            return None;
+        }
+        open
+    } else {
+        let digits = tail[..end]
+            .iter()
+            .rev()
+            .take_while(|b| b.is_ascii_digit() || **b == b'-')
+            .count();
+        (digits > 0).then(|| end - digits)?
+    };
+    let value = &tail[start..end];
+    let mut before = start;
+    while before > 0 && tail[before - 1].is_ascii_whitespace() {
+        before -= 1;
+    }
+    if before == 0 || tail[before - 1] != b':' {
+        return None;
+    }
+    let key_end = skip_space_back(tail, before - 1);
+    if !tail[..key_end].ends_with(b"\"id\"") {
+        return None;
+    }
+    let after_comma = skip_space_back(tail, key_end - 4);
+    if after_comma == 0 || !matches!(tail[after_comma - 1], b',' | b'{') {
+        return None;
+    }
+    serde_json::from_slice::<Json>(value)
+        .ok()
+        .filter(|id| id.is_string() || id.is_number())
+}
+
+/// Where the bytes before `at` end once trailing whitespace is left out.
+fn skip_space_back(json: &[u8], mut at: usize) -> usize {
+    while at > 0 && json[at - 1].is_ascii_whitespace() {
+        at -= 1;
+    }
+    at
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,13 +310,24 @@ mod tests {
 
     #[test]
     fn each_bound_is_refused_one_past_it() {
-        let small = budget(BYTES_PER_VALUE * 2048);
-        let max = small.max_values();
-        let values = |n: usize| format!("[{}]", vec!["1"; n - 1].join(",")).into_bytes();
-        assert_eq!(small.check(&values(max)), Ok(()));
+        let small = budget(64 * 1024);
+        let max = small.max_parsed();
+        // An array (one value) of ones (one value each).
+        let ones = |n: usize| format!("[{}]", vec!["1"; n].join(",")).into_bytes();
+        let most = max / VALUE_COST - 1;
+        assert_eq!(small.check(&ones(most)), Ok(()));
         assert_eq!(
-            small.check(&values(max + 1)),
-            Err(Refusal::TooManyValues { max })
+            small.check(&ones(most + 1)),
+            Err(Refusal::TooCostly { max })
+        );
+        // Small objects cost what their maps' first nodes take.
+        let objects = |n: usize| format!("[{}]", vec![r#"{"a":1}"#; n].join(",")).into_bytes();
+        let per_object = OBJECT_COST + KEY_COST + 3 + VALUE_COST;
+        let most = (max - VALUE_COST) / per_object;
+        assert_eq!(small.check(&objects(most)), Ok(()));
+        assert_eq!(
+            small.check(&objects(most + 1)),
+            Err(Refusal::TooCostly { max })
         );
         let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n)).into_bytes();
         assert_eq!(small.check(&nested(MAX_REQUEST_DEPTH)), Ok(()));
@@ -267,5 +360,21 @@ mod tests {
         assert_eq!(request_id(br#"{"id":[1]}"#), None);
         assert_eq!(request_id(b"[1,2]"), None);
         assert_eq!(request_id(br#"{"id":"#), None);
+    }
+
+    #[test]
+    fn an_id_written_last_is_found_in_the_last_bytes() {
+        assert_eq!(
+            trailing_request_id(br#"1,1]}}},"jsonrpc":"2.0","id":42}"#),
+            Some(Json::from(42))
+        );
+        assert_eq!(
+            trailing_request_id(b"  \"x\"]}}, \"id\" : \"call-9\" }\n"),
+            Some(Json::from("call-9"))
+        );
+        // The id of a nested object, or none at the end: not the request's.
+        assert_eq!(trailing_request_id(br#""params":{"id":3}}"#), None);
+        assert_eq!(trailing_request_id(br#""method":"tools/call"}"#), None);
+        assert_eq!(trailing_request_id(br#"x"id":5}"#), None);
     }
 }

@@ -18,10 +18,25 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::Mutex;
 use tokio_util::codec::FramedWrite;
 
-use crate::budget::{Refusal, RequestBudget, request_id};
+use crate::budget::{Refusal, RequestBudget, request_id, trailing_request_id};
 
-/// How much of a message past the budget is kept, to find its id.
+/// Keeps in `tail` the last `ID_TAIL` bytes of what it held and `more`.
+fn keep_tail(tail: &mut Vec<u8>, more: &[u8]) {
+    if more.len() >= ID_TAIL {
+        tail.clear();
+        tail.extend_from_slice(&more[more.len() - ID_TAIL..]);
+        return;
+    }
+    tail.extend_from_slice(more);
+    if tail.len() > ID_TAIL {
+        tail.drain(..tail.len() - ID_TAIL);
+    }
+}
+
+/// How much of a message past the budget is kept, at its start and at its
+/// end, to find its id.
 const ID_PREFIX: usize = 4096;
+const ID_TAIL: usize = 4096;
 
 type Writer<W> = FramedWrite<W, JsonRpcMessageCodec<TxJsonRpcMessage<RoleServer>>>;
 
@@ -39,6 +54,8 @@ pub struct BoundedStdio<R, W> {
     line: Vec<u8>,
     /// Bytes of a message past the budget read so far, once it is one.
     past: Option<usize>,
+    /// The last bytes of a message past the budget.
+    tail: Vec<u8>,
     budget: RequestBudget,
     write: Arc<Mutex<Option<Writer<W>>>>,
     pending: Option<Pending>,
@@ -62,6 +79,7 @@ where
             read: BufReader::new(read),
             line: Vec::new(),
             past: None,
+            tail: Vec::new(),
             budget,
             write: Arc::new(Mutex::new(Some(FramedWrite::new(
                 write,
@@ -85,9 +103,15 @@ where
                 let newline = available.iter().position(|&b| b == b'\n');
                 let take = newline.map_or(available.len(), |at| at + 1);
                 match &mut self.past {
-                    Some(read) => *read += take,
+                    Some(read) => {
+                        *read += take;
+                        keep_tail(&mut self.tail, &available[..take]);
+                    }
                     None if self.line.len() + take > self.budget.max_bytes + 1 => {
                         let read = self.line.len() + take;
+                        self.tail.clear();
+                        keep_tail(&mut self.tail, &self.line);
+                        keep_tail(&mut self.tail, &available[..take]);
                         self.line.truncate(ID_PREFIX);
                         let keep = ID_PREFIX.saturating_sub(self.line.len()).min(take);
                         self.line.extend_from_slice(&available[..keep]);
@@ -132,8 +156,11 @@ where
     /// Answers the request whose bytes (or first bytes) are in `line` with
     /// `error`, when they name an id; a notification has no one to answer.
     fn refuse(&mut self, error: ErrorData) {
-        let id = request_id(&self.line).and_then(|id| serde_json::from_value::<RequestId>(id).ok());
+        let id = request_id(&self.line)
+            .or_else(|| trailing_request_id(&self.tail))
+            .and_then(|id| serde_json::from_value::<RequestId>(id).ok());
         self.line.clear();
+        self.tail.clear();
         if let Some(id) = id {
             self.pending = Some(Pending::Queued(Box::new(
                 TxJsonRpcMessage::<RoleServer>::error(error, Some(id)),

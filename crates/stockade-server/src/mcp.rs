@@ -252,6 +252,9 @@ fn check_caller(server: &Server, request: &Request) -> Result<TokenId, Box<Respo
     Ok(token)
 }
 
+/// Longest a request's body may take to arrive.
+const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// A refusal of a request's cost, as MCP's clients read an error: a
 /// JSON-RPC error (to the request's id, when its first bytes hold one).
 fn refuse_cost(status: StatusCode, id: Option<serde_json::Value>, why: &str) -> Response {
@@ -276,7 +279,7 @@ async fn read_post(
     server: &Server,
     token: TokenId,
     request: Request,
-) -> Result<(Request, Message, BodyHold), Box<Response>> {
+) -> Result<(Request, Message, Arc<BodyHold>), Box<Response>> {
     let budget = server.mcp_budget;
     let declared = request
         .headers()
@@ -299,17 +302,30 @@ async fn read_post(
         Box::new(refuse_cost(StatusCode::SERVICE_UNAVAILABLE, None, &why))
     })?;
     let (parts, body) = request.into_parts();
-    let body = axum::body::to_bytes(body, charge).await.map_err(|_| {
-        let refusal = Refusal::TooLarge {
-            at_least: charge.saturating_add(1),
-            max: budget.max_bytes,
-        };
-        Box::new(refuse_cost(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            None,
-            &format!("{refusal} (or it was cut off, or longer than it said)"),
-        ))
-    })?;
+    // A body that trickles in would hold its charge: it has as long as a
+    // request's headers have.
+    let read = tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, charge)).await;
+    let body = match read {
+        Ok(Ok(body)) => body,
+        Ok(Err(_)) => {
+            let refusal = Refusal::TooLarge {
+                at_least: charge.saturating_add(1),
+                max: budget.max_bytes,
+            };
+            return Err(Box::new(refuse_cost(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                None,
+                &format!("{refusal} (or it was cut off, or longer than it said)"),
+            )));
+        }
+        Err(_) => {
+            return Err(Box::new(refuse_cost(
+                StatusCode::REQUEST_TIMEOUT,
+                None,
+                &format!("the request's body did not arrive within {BODY_TIMEOUT:?}"),
+            )));
+        }
+    };
     hold.shrink_to(body.len());
     if let Err(refusal) = budget.check(&body) {
         return Err(Box::new(refuse_cost(
@@ -321,11 +337,12 @@ async fn read_post(
     // rmcp answers a body that is not a message; here it only matters
     // what one asks.
     let message = serde_json::from_slice::<Message>(&body).unwrap_or_default();
-    Ok((
-        Request::from_parts(parts, axum::body::Body::from(body)),
-        message,
-        hold,
-    ))
+    let hold = Arc::new(hold);
+    let mut request = Request::from_parts(parts, axum::body::Body::from(body));
+    // rmcp keeps the request's parts with its call (a call waits for its
+    // language): the charge lives as long as they do, or as the answer.
+    request.extensions_mut().insert(Arc::clone(&hold));
+    Ok((request, message, hold))
 }
 
 /// Answers a request to [`MCP_PATH`]. Every request shows its token; a

@@ -80,13 +80,7 @@ impl Server {
 
     /// The server's peak resident memory so far (`VmHWM`), in KiB.
     pub fn peak_rss_kib(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
-            .expect("the server's status");
-        status
-            .lines()
-            .find_map(|line| line.strip_prefix("VmHWM:"))
-            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-            .expect("VmHWM in the server's status")
+        peak_rss_kib(self.pid())
     }
 
     /// Sends the server a signal.
@@ -182,6 +176,16 @@ impl Server {
     pub fn wait_for_workers(&self, count: usize) -> bool {
         wait_for(count, || self.workers())
     }
+}
+
+/// A process's peak resident memory so far (`VmHWM`), in KiB.
+pub fn peak_rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .expect("the process's status")
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM in its status")
 }
 
 /// Waits (up to 10 s) until `measure()` is `count`; false on timeout.
