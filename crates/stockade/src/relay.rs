@@ -173,7 +173,9 @@ impl RelayedWorker {
         }
         match self.session.relay(frame, &mut self.output, forward) {
             Ok(Relayed::Yielded { idle }) => {
-                self.idle = idle;
+                if let Some(idle) = idle {
+                    self.idle = idle;
+                }
                 Ok(())
             }
             Ok(Relayed::Closed) => Err(Ended {

@@ -20,8 +20,10 @@ use super::{Reply, Session, Turn};
 #[derive(Debug)]
 pub(crate) enum Relayed {
     /// The worker handed the turn back: idle between feeds (a reply, a
-    /// refusal), or not (suspended at a host call, a lookup, an await).
-    Yielded { idle: bool },
+    /// refusal), or not (suspended at a host call, a lookup, an await);
+    /// None when it says nothing of that (an image, made of a session
+    /// idle or suspended alike).
+    Yielded { idle: Option<bool> },
     /// The client asked the worker to close, and it did.
     Closed,
 }
@@ -95,13 +97,14 @@ impl Session {
                 }
             }
             let hands_back = !matches!(response, Response::Print { .. } | Response::Clock { .. });
-            let idle = !matches!(
-                response,
+            let idle = match response {
+                Response::Image { .. } => None,
                 Response::Call { .. }
-                    | Response::Lookup { .. }
-                    | Response::Await { .. }
-                    | Response::OsCall { .. }
-            );
+                | Response::Lookup { .. }
+                | Response::Await { .. }
+                | Response::OsCall { .. } => Some(false),
+                _ => Some(true),
+            };
             let encoded = encode_response(&response, &self.wire).map_err(|err| {
                 self.broken(format!("the worker's message cannot be relayed: {err}"))
             })?;
@@ -132,8 +135,9 @@ impl Session {
         forward: &mut dyn FnMut(Vec<u8>) -> bool,
     ) -> Result<Relayed, Error> {
         let idle = match &head {
-            ResponseHead::Complete | ResponseHead::Other("Image") => true,
-            ResponseHead::Call { .. } | ResponseHead::OsCall { .. } => false,
+            ResponseHead::Complete => Some(true),
+            ResponseHead::Other("Image") => None,
+            ResponseHead::Call { .. } | ResponseHead::OsCall { .. } => Some(false),
             ResponseHead::Other(what) => {
                 return Err(self.broken(format!(
                     "the worker sent {what} too large to read ({encoded} bytes)"
