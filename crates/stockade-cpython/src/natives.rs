@@ -8,7 +8,10 @@
 //! Dependencies are read from each module's ELF dynamic section
 //! (`DT_NEEDED`), followed transitively, and looked up in the system's
 //! library directories; libraries the process has mapped already are left
-//! out, and so is libffi, so that `ctypes` stays unavailable.
+//! out. libffi is shown like any other, so `ctypes` imports: a guest runs
+//! native code anyway (every extension module is native code), and what
+//! contains it is the namespaces, Landlock and seccomp, which the ctypes
+//! attack tests fire raw system calls at (docs/security.md).
 
 use std::collections::BTreeSet;
 use std::fs::File;
@@ -27,12 +30,8 @@ const SYSTEM_DIRS: &[&str] = &[
     "/usr/lib",
 ];
 
-/// Libraries never shown: libffi makes `ctypes` (calling any C function
-/// from guest code) importable.
-const HIDDEN: &[&str] = &["libffi.so"];
-
 /// Extension modules whose libraries are not looked for: a display, a
-/// terminal, the network, system databases, C calls and CPython's own test
+/// terminal, the network, system databases and CPython's own test
 /// modules, none of which a sandboxed guest has. They fail to import,
 /// naming the library they miss.
 const LEFT_OUT: &[&str] = &[
@@ -43,7 +42,6 @@ const LEFT_OUT: &[&str] = &[
     "spwd",
     "ossaudiodev",
     "_ssl",
-    "_ctypes",
     "_test",
     "_xx",
     "xx",
@@ -181,7 +179,7 @@ pub fn remember_system_libraries(py: pyo3::Python<'_>) {
 }
 
 /// The system libraries the extension modules in `dirs` need, as the paths
-/// the dynamic loader will open, less those already mapped and `HIDDEN`.
+/// the dynamic loader will open, less those already mapped.
 pub fn system_libraries(dirs: &[PathBuf]) -> Vec<PathBuf> {
     match REMEMBERED.get() {
         Some((scanned, found)) if scanned == dirs => found.clone(),
@@ -214,10 +212,7 @@ fn scan(dirs: &[PathBuf]) -> Vec<PathBuf> {
             continue;
         }
         // Shared libraries only (a module may also name its interpreter).
-        if !soname.starts_with("lib")
-            || !soname.contains(".so")
-            || HIDDEN.iter().any(|hidden| soname.starts_with(hidden))
-        {
+        if !soname.starts_with("lib") || !soname.contains(".so") {
             continue;
         }
         let Some(path) = SYSTEM_DIRS

@@ -182,7 +182,7 @@ impl CPythonPrepared {
 /// How the interpreter was started names the host's paths (the
 /// interpreter's, the engine module's, often a user's home or an
 /// application's virtual environment): the guest sees none of it, only
-/// what `python -c` with no arguments would show.
+/// what an embedded interpreter shows (`sys.argv == ['']`).
 fn forget_how_it_started(py: Python<'_>, sys: &Bound<'_, PyModule>) -> PyResult<()> {
     sys.setattr("argv", PyList::new(py, [""])?)?;
     sys.setattr("orig_argv", PyList::empty(py))?;
