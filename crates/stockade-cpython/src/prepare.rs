@@ -159,6 +159,7 @@ impl CPythonPrepared {
             .cloned()
             .collect();
         readable.extend(crate::natives::system_libraries(&dynload));
+        readable.extend(time_zone_database());
         // Inside the standard library's trees: the interpreter's own
         // package directories (what the host installed there is not the
         // guest's; `site_packages` names what is) and CPython's test and
@@ -177,6 +178,26 @@ impl CPythonPrepared {
             guest: guest.unbind(),
         })
     }
+}
+
+/// Where the standard library's `zoneinfo` looks for the time-zone
+/// database when no `tzdata` package is importable: CPython's default
+/// `TZPATH`, in its order.
+const TZ_DIRS: &[&str] = &[
+    "/usr/share/zoneinfo",
+    "/usr/lib/zoneinfo",
+    "/usr/share/lib/zoneinfo",
+    "/etc/zoneinfo",
+];
+
+/// The system's time-zone database, shown read-only so that
+/// `ZoneInfo("America/New_York")` works: public data, the same on every
+/// machine of a distribution release, telling nothing of the host.
+fn time_zone_database() -> Option<PathBuf> {
+    TZ_DIRS
+        .iter()
+        .map(PathBuf::from)
+        .find(|dir| dir.join("UTC").is_file() || dir.join("Etc/UTC").is_file())
 }
 
 /// How the interpreter was started names the host's paths (the

@@ -849,3 +849,31 @@ fn a_cpython_guest_sees_nothing_of_how_its_interpreter_was_started() {
         );
     }
 }
+
+#[test]
+fn a_cpython_guest_finds_time_zones_in_the_systems_database() {
+    for spare in [true, false] {
+        let mut session = Session::new(options().sandbox(SandboxMode::Require).spare(spare))
+            .expect("starts under require");
+        let seen = session
+            .run(
+                "from datetime import datetime\n\
+                 from zoneinfo import ZoneInfo, available_timezones\n\
+                 summer = datetime(2026, 7, 1, 12, tzinfo=ZoneInfo('America/New_York'))\n\
+                 winter = datetime(2026, 1, 15, 12, tzinfo=ZoneInfo('Europe/Paris'))\n\
+                 [summer.utcoffset().total_seconds() / 3600, winter.utcoffset().total_seconds() / 3600,\n\
+                  summer.tzname(), 'Asia/Tokyo' in available_timezones()]",
+            )
+            .unwrap();
+        assert_eq!(
+            seen,
+            Value::List(vec![
+                Value::Float(-4.0),
+                Value::Float(1.0),
+                s("EDT"),
+                Value::Bool(true),
+            ]),
+            "spare {spare}"
+        );
+    }
+}
