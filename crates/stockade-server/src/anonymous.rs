@@ -313,16 +313,18 @@ mod tests {
     }
 
     #[test]
-    fn the_budget_leaves_a_place_and_an_ipv6_host_counts_once() {
+    fn the_budget_leaves_a_place_and_an_ipv6_host_counts_once()
+    -> Result<(), std::net::AddrParseError> {
         assert_eq!(most_for(320), 80);
         assert_eq!(most_for(8), 7);
         assert_eq!(most_for(1), 1);
         let anonymous = Anonymous::new(10, 2);
-        let one: IpAddr = "2001:db8:1:2::1".parse().unwrap();
-        let same_host: IpAddr = "2001:db8:1:2:ffff::9".parse().unwrap();
+        let one: IpAddr = "2001:db8:1:2::1".parse()?;
+        let same_host: IpAddr = "2001:db8:1:2:ffff::9".parse()?;
         let (_first, mut first_closed) = anonymous.admit(one, silent(), None);
         let (_second, _) = anonymous.admit(same_host, silent(), None);
         let (_third, _) = anonymous.admit(one, silent(), None);
         assert!(first_closed.try_recv().is_ok());
+        Ok(())
     }
 }
