@@ -20,21 +20,6 @@ const GUEST_MORE: &[(&str, &str)] = &[
     ("guest_files.py", include_str!("guest_files.py")),
 ];
 
-/// The system libraries a manylinux wheel may link without bundling
-/// (PEP 600's policy, less graphics), beyond libc and libm, which the
-/// interpreter already has: loaded before the sandbox when the host gives
-/// package directories, so their extension modules find them by name
-/// without the system's library directory being shown.
-const WHEEL_RUNTIME: &[&std::ffi::CStr] = &[
-    c"libgcc_s.so.1",
-    c"libstdc++.so.6",
-    c"libpthread.so.0",
-    c"libdl.so.2",
-    c"librt.so.1",
-    c"libutil.so.1",
-    c"libz.so.1",
-];
-
 /// Modules the guest side and its error reports use, imported before the
 /// sandbox so the first feed finds them loaded.
 /// Others wait until they are needed (asyncio, a third of the interpreter's
@@ -83,9 +68,6 @@ impl CPythonPrepared {
             if !std::path::Path::new(dir).is_dir() {
                 return Err(format!("site_packages directory {dir} does not exist"));
             }
-        }
-        if !config.site_packages.is_empty() {
-            load_wheel_runtime();
         }
         // The host's package directories join the path only after the
         // imports below, which run before the sandbox: nothing in them can
@@ -151,14 +133,16 @@ impl CPythonPrepared {
         sys.setattr("path", PyList::new(py, &path).map_err(text)?)
             .map_err(text)?;
         let mut readable: Vec<PathBuf> = path.iter().map(PathBuf::from).collect();
-        // The standard library's extension modules link system libraries
-        // (zlib, libexpat, OpenSSL...): those files are shown too.
+        // Extension modules link system libraries (the standard library's
+        // zlib, libexpat, OpenSSL...; the packages' libstdc++, libgomp...):
+        // those files are shown too.
         let dynload: Vec<PathBuf> = readable
             .iter()
             .filter(|dir| dir.ends_with("lib-dynload"))
             .cloned()
             .collect();
-        readable.extend(crate::natives::system_libraries(&dynload));
+        let packages: Vec<PathBuf> = config.site_packages.iter().map(PathBuf::from).collect();
+        readable.extend(crate::natives::libraries(&dynload, &packages));
         readable.extend(time_zone_database());
         // Inside the standard library's trees: the interpreter's own
         // package directories (what the host installed there is not the
@@ -219,19 +203,6 @@ fn forget_how_it_started(py: Python<'_>, sys: &Bound<'_, PyModule>) -> PyResult<
         }
     }
     Ok(())
-}
-
-/// Loads `WHEEL_RUNTIME` into the process; a library the machine lacks is
-/// skipped (a package that needs it then fails to import, saying which).
-fn load_wheel_runtime() {
-    for library in WHEEL_RUNTIME {
-        // SAFETY: dlopen of a system runtime library by soname; its
-        // initialisers run now, on the main thread, before any guest code.
-        // The handle is kept for the life of the process on purpose.
-        unsafe {
-            libc::dlopen(library.as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL);
-        }
-    }
 }
 
 impl Prepared for CPythonPrepared {

@@ -877,3 +877,165 @@ fn a_cpython_guest_finds_time_zones_in_the_systems_database() {
         );
     }
 }
+
+/// Builds, in a directory of its own, a package the way a wheel lays one
+/// out: an extension module `pkg/_native` whose `RUNPATH` is
+/// `$ORIGIN/../pkg.libs` (or, with `rpath`, a `DT_RPATH`), a bundled
+/// `pkg.libs/libhelper.so` linking the system's OpenMP (`libgomp`, as
+/// scikit-learn's modules do), and `libfar.so` beside another file in a
+/// directory outside the tree, named by an absolute `RUNPATH`. None if
+/// this machine has no C compiler or Python headers to build it with.
+fn native_package(root: &std::path::Path, rpath: bool) -> Option<std::path::PathBuf> {
+    let python = stockade::find_python(None).expect("a Python interpreter");
+    let config = std::process::Command::new(&python.executable)
+        .args([
+            "-I",
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['include']); print(sysconfig.get_config_var('EXT_SUFFIX'))",
+        ])
+        .output()
+        .ok()?;
+    let config = String::from_utf8_lossy(&config.stdout).into_owned();
+    let mut lines = config.lines();
+    let (include, suffix) = (lines.next()?.to_owned(), lines.next()?.to_owned());
+    let site = root.join("site");
+    let far = root.join("far");
+    for dir in [site.join("pkg"), site.join("pkg.libs"), far.clone()] {
+        std::fs::create_dir_all(&dir).ok()?;
+    }
+    let write = |path: std::path::PathBuf, text: &str| std::fs::write(path, text).ok();
+    write(far.join("far.c"), "int far(void) { return 40; }\n")?;
+    write(far.join("secret.txt"), "not the guest's\n")?;
+    write(
+        root.join("helper.c"),
+        "#include <omp.h>\nint helper(void) { int n = 0;\n#pragma omp parallel reduction(+:n)\nn += 1;\nreturn n > 0 ? 2 : 0; }\n",
+    )?;
+    write(
+        root.join("native.c"),
+        "#define PY_SSIZE_T_CLEAN\n#include <Python.h>\nint helper(void); int far(void);\n\
+         static PyObject *answer(PyObject *m, PyObject *a) { return PyLong_FromLong(helper() + far()); }\n\
+         static PyMethodDef methods[] = {{\"answer\", answer, METH_NOARGS, NULL}, {NULL, NULL, 0, NULL}};\n\
+         static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, \"_native\", NULL, -1, methods};\n\
+         PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&def); }\n",
+    )?;
+    let cc = |args: &[&str]| {
+        std::process::Command::new("cc")
+            .args(args)
+            .status()
+            .is_ok_and(|status| status.success())
+            .then_some(())
+    };
+    let p = |path: std::path::PathBuf| path.to_string_lossy().into_owned();
+    cc(&[
+        "-shared",
+        "-fPIC",
+        "-o",
+        &p(far.join("libfar.so")),
+        &p(far.join("far.c")),
+    ])?;
+    cc(&[
+        "-shared",
+        "-fPIC",
+        "-fopenmp",
+        "-o",
+        &p(site.join("pkg.libs/libhelper.so")),
+        &p(root.join("helper.c")),
+    ])?;
+    let tags = if rpath {
+        "-Wl,--disable-new-dtags"
+    } else {
+        "-Wl,--enable-new-dtags"
+    };
+    cc(&[
+        "-shared",
+        "-fPIC",
+        &format!("-I{include}"),
+        "-o",
+        &p(site.join(format!("pkg/_native{suffix}"))),
+        &p(root.join("native.c")),
+        &format!("-L{}", p(site.join("pkg.libs"))),
+        &format!("-L{}", p(far.clone())),
+        "-lhelper",
+        "-lfar",
+        tags,
+        "-Wl,-rpath,$ORIGIN/../pkg.libs",
+        &format!("-Wl,-rpath,{}", p(far)),
+    ])?;
+    write(
+        site.join("pkg/__init__.py"),
+        "from ._native import answer\n",
+    )?;
+    Some(site)
+}
+
+#[test]
+fn a_cpython_guest_imports_a_packages_extension_module_and_the_libraries_it_links() {
+    for rpath in [false, true] {
+        let root = std::env::temp_dir().join(format!(
+            "stockade-native-package-{}-{rpath}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&root);
+        let Some(site) = native_package(&root, rpath) else {
+            panic!("this test builds a package with cc and the interpreter's headers");
+        };
+        let mut session = Session::new(
+            options()
+                .sandbox(SandboxMode::Require)
+                .site_packages(vec![site.clone()]),
+        )
+        .expect("starts");
+        // The module, its bundled library, the system's OpenMP and a
+        // library an absolute RUNPATH names all load.
+        assert_eq!(
+            session.run("import pkg\npkg.answer()").unwrap(),
+            Value::Int(42),
+            "rpath: {rpath}"
+        );
+        // What was shown is each library's file, not its directory: its
+        // neighbours stay hidden, and listing the directory shows nothing
+        // else (Landlock refuses it, the file being all that is granted).
+        let far = root.join("far");
+        let code = format!(
+            "import os\ntry:\n    names = os.listdir({far:?})\nexcept PermissionError:\n    names = ['libfar.so']\n\
+             [os.path.exists({:?}), os.path.exists({:?}), names]",
+            far.join("libfar.so"),
+            far.join("secret.txt"),
+        );
+        assert_eq!(
+            session.run(&code).unwrap(),
+            Value::List(vec![
+                Value::Bool(true),
+                Value::Bool(false),
+                Value::List(vec![s("libfar.so")])
+            ]),
+            "rpath: {rpath}"
+        );
+        // Of the system's library directory, the guest sees the few files
+        // its modules link (libgomp among them), not the hundreds there.
+        let system = "/usr/lib/x86_64-linux-gnu";
+        let names: Vec<String> = std::fs::read_dir(system)
+            .unwrap()
+            .flatten()
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(names.len() > 100, "{} entries", names.len());
+        // (The loader finds them at /lib's path on a merged /usr.)
+        let code = format!(
+            "import os\ndirs = [{system:?}, '/lib/x86_64-linux-gnu']\n\
+             [any(os.path.exists(d + '/libgomp.so.1') for d in dirs), max(sum(os.path.exists(d + '/' + n) for n in {names:?}) for d in dirs)]"
+        );
+        let Value::List(seen) = session.run(&code).unwrap() else {
+            panic!("a list");
+        };
+        assert_eq!(seen[0], Value::Bool(true));
+        assert!(
+            matches!(seen[1], Value::Int(n) if n < 40),
+            "{:?} of {} system libraries seen",
+            seen[1],
+            names.len()
+        );
+        drop(session);
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}
