@@ -42,6 +42,12 @@ export interface Limits {
   maxRecursionDepth?: number;
   /** Bytes of print output one run may send (default 8 MiB). */
   maxOutputBytes?: number;
+  /**
+   * CPython guests: bytes the private scratch directory (/tmp, also TMPDIR,
+   * HOME and the working directory) may hold (default 256 MiB); a write past
+   * it fails with ENOSPC in the guest. 0: no scratch directory.
+   */
+  maxScratchBytes?: number;
   /** JavaScript guests: bytes of engine heap (default: maxMemory). */
   maxHeapSize?: number;
   maxBufferBytes?: number;

@@ -79,6 +79,11 @@ pub struct SessionArgs {
     /// read or write, such as 100M (a MemoryError in the guest past it).
     #[arg(long, value_name = "SIZE", default_value = "100M", value_parser = parse_size)]
     max_file_memory: u64,
+    /// Bytes the guest's private scratch directory may hold (/tmp, also its
+    /// TMPDIR, HOME and working directory: CPython guests write files
+    /// there), such as 256M; a write past it fails with ENOSPC. 0: none.
+    #[arg(long = "max-scratch", value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
+    max_scratch_bytes: u64,
     /// The guest's clock: real (the host's time, in UTC), or frozen at this
     /// many seconds since the Unix epoch (datetime.now(), date.today(),
     /// JavaScript's Date).
@@ -159,7 +164,8 @@ impl SessionArgs {
             .request_timeout(self.timeout)
             .max_memory(self.max_memory)
             .max_result_bytes(self.max_result_bytes)
-            .max_file_memory(self.max_file_memory);
+            .max_file_memory(self.max_file_memory)
+            .max_scratch_bytes(self.max_scratch_bytes);
         options.mounts = self.mounts.clone();
         options.clock = self.clock;
         options.environ = self.environ.clone();

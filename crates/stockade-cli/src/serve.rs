@@ -93,6 +93,10 @@ pub struct ServeArgs {
     /// Ceiling of the print output one feed may send, such as 8M.
     #[arg(long, value_name = "SIZE", default_value = "8M", value_parser = parse_size)]
     max_output_bytes: u64,
+    /// Ceiling of a CPython session's scratch directory (max_scratch_bytes),
+    /// such as 256M; a session asking more is refused.
+    #[arg(long = "max-scratch", value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
+    max_scratch_bytes: u64,
     /// Ceiling of what one value from a worker (a result, a call's
     /// arguments, a dump's image) may take in the server, as the wire
     /// counts it: a client's max_result_bytes above it is held to it, and
@@ -135,6 +139,7 @@ pub fn serve(args: ServeArgs) -> i32 {
             max_duration: args.max_duration,
             max_memory: args.max_memory,
             max_output_bytes: args.max_output_bytes,
+            max_scratch_bytes: args.max_scratch_bytes,
             max_result_bytes: args.max_result_bytes,
             max_threads: stockade::SessionOptions::DEFAULT_MAX_THREADS,
         },

@@ -152,10 +152,13 @@ fn a_limit_above_the_servers_ceiling_is_refused_naming_it() {
         "10",
         "--request-timeout",
         "20",
+        "--max-scratch",
+        "8M",
     ]);
     let within = || {
         remote(&server, Language::Python)
             .max_memory(200 << 20)
+            .max_scratch_bytes(4 << 20)
             .request_timeout(Duration::from_secs(20))
     };
     for (options, named) in [
@@ -168,6 +171,12 @@ fn a_limit_above_the_servers_ceiling_is_refused_naming_it() {
             within().request_timeout(Duration::from_secs(30)),
             "request_timeout",
         ),
+        (
+            within()
+                .engine(Interpreter::CPython)
+                .max_scratch_bytes(16 << 20),
+            "max_scratch_bytes",
+        ),
     ] {
         match Session::new(options) {
             Err(Error::Configuration(err)) => {
@@ -179,6 +188,11 @@ fn a_limit_above_the_servers_ceiling_is_refused_naming_it() {
     }
     let mut session = Session::new(within()).expect("limits within the ceilings");
     assert_eq!(session.run("1 + 1").unwrap(), Value::Int(2));
+    // A CPython session's scratch within the ceiling is the one it asked.
+    let mut session = Session::new(within().engine(Interpreter::CPython))
+        .expect("a scratch within the ceiling");
+    let fill = "import errno\ntry:\n    open('/tmp/big', 'wb').write(b'x' * (6 << 20))\n    r = 'written'\nexcept OSError as e:\n    r = errno.errorcode[e.errno]\nr";
+    assert_eq!(session.run(fill).unwrap(), Value::Str("ENOSPC".into()));
 }
 
 #[test]

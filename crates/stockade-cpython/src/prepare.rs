@@ -46,6 +46,7 @@ pub fn prepare(config: EngineConfig) -> Result<Box<dyn Prepared>, String> {
 pub struct CPythonPrepared {
     readable: Vec<PathBuf>,
     hidden: Vec<PathBuf>,
+    scratch: Option<u64>,
     guest: Py<PyModule>,
 }
 
@@ -54,7 +55,19 @@ fn text(err: PyErr) -> String {
 }
 
 impl CPythonPrepared {
-    fn new(py: Python<'_>, config: CPythonConfig) -> Result<Self, String> {
+    fn new(py: Python<'_>, mut config: CPythonConfig) -> Result<Self, String> {
+        // With a scratch directory, temporary files, caches and a home
+        // directory (matplotlib's, say) are there, unless the host's
+        // environment for the guest says otherwise.
+        if config.max_scratch_bytes.is_some() {
+            for name in ["TMPDIR", "HOME"] {
+                if !config.environ.iter().any(|(set, _)| set == name) {
+                    config
+                        .environ
+                        .push((name.to_owned(), stockade_wire::SCRATCH_DIR.to_owned()));
+                }
+            }
+        }
         let sys = py.import("sys").map_err(text)?;
         let mut path: Vec<String> = sys
             .getattr("path")
@@ -159,6 +172,7 @@ impl CPythonPrepared {
         Ok(Self {
             readable,
             hidden,
+            scratch: config.max_scratch_bytes,
             guest: guest.unbind(),
         })
     }
@@ -212,6 +226,10 @@ impl Prepared for CPythonPrepared {
 
     fn hidden(&self) -> Vec<PathBuf> {
         self.hidden.clone()
+    }
+
+    fn scratch(&self) -> Option<u64> {
+        self.scratch
     }
 
     fn start(self: Box<Self>, limits: &ConfigureLimits) -> Result<Box<dyn Engine>, String> {

@@ -82,6 +82,14 @@ test("maxOutputBytes cuts a run's output with a marker", async () => {
   }
 });
 
+test("maxScratchBytes bounds a CPython guest's /tmp, and a full one is ENOSPC", async () => {
+  await using("python", { engine: "cpython", sandbox: "require", limits: { maxScratchBytes: 1 << 20 } }, async (sandbox) => {
+    const fill = "import errno, os\ntry:\n    open('big', 'wb').write(b'x' * (2 << 20))\n    r = 'written'\nexcept OSError as e:\n    r = errno.errorcode[e.errno]\n[os.getcwd(), r]";
+    assert.deepEqual(await sandbox.run(fill), ["/tmp", "ENOSPC"]);
+    assert.equal(await sandbox.run("open('small', 'w').write('ok')"), 2);
+  });
+});
+
 test("maxHostCalls ends the feed uncatchably and the sandbox lives", async () => {
   for (const [language, options] of ENGINES) {
     await using(language, { ...options, maxHostCalls: 5 }, async (sandbox) => {

@@ -69,3 +69,15 @@ def test_numpy_from_the_hosts_environment_runs_with_its_threads_under_every_laye
             sandbox.run("np.loadtxt('/etc/passwd')")
         assert caught.value.type == "FileNotFoundError"
         assert sandbox.run("import os\nos.uname().nodename") == "stockade"
+
+
+def test_max_scratch_bytes_bounds_the_private_tmp_and_a_full_one_is_enospc():
+    limits = stockade.Limits(max_scratch_bytes=1 << 20)
+    with stockade.Sandbox("python", engine="cpython", sandbox="require", limits=limits) as sandbox:
+        code = ("import errno, os, tempfile\n"
+                "where = [os.getcwd(), tempfile.gettempdir(), os.environ['HOME']]\n"
+                "try:\n    open('big', 'wb').write(b'x' * (2 << 20))\n    r = 'written'\n"
+                "except OSError as e:\n    r = errno.errorcode[e.errno]\n"
+                "[where, r]")
+        assert sandbox.run(code) == [["/tmp", "/tmp", "/tmp"], "ENOSPC"]
+        assert sandbox.run("open('small', 'w').write('ok')") == 2

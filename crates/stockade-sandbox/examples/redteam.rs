@@ -546,6 +546,12 @@ fn sweep(last: i64, readable: Vec<std::path::PathBuf>) {
                 // SAFETY: ends the child.
                 unsafe { libc::_exit(78) }
             }
+            // Descriptor 0 closed, so a call on it (fchmod(0), read(0))
+            // answers EBADF whatever this process's stdin is: the filter's
+            // EPERM is then the only one (the CPython guest's own sweep
+            // closes it too).
+            // SAFETY: closes this child's own standard input.
+            unsafe { libc::close(0) };
             let line = match raw(nr, [0; 6]) {
                 Ok(rc) => format!("ok {rc}"),
                 Err(errno) => format!("err {errno}"),
@@ -757,7 +763,7 @@ fn fork_family(seccomp: bool) -> Family {
         );
         match pid {
             Ok(0) => {
-                if let Err(err) = stockade_sandbox::narrow_forked_worker(seccomp) {
+                if let Err(err) = stockade_sandbox::enter_forked_worker(seccomp, None) {
                     eprintln!("{err}");
                     // SAFETY: ends the new worker at once.
                     unsafe { libc::_exit(3) }

@@ -25,10 +25,11 @@ pub mod readable;
 mod report;
 mod requirement;
 pub mod rlimits;
+pub mod scratch;
 pub mod seccomp;
 pub mod selftest;
 
-pub use report::{Layer, Missing, Report};
+pub use report::{Forked, Layer, Missing, Report};
 pub use requirement::{Requirement, SandboxError};
 pub use seccomp::Profile;
 pub use stockade_wire::SandboxMode;
@@ -55,8 +56,12 @@ pub struct SandboxConfig {
     pub hidden: Vec<PathBuf>,
     /// The process is a template that forks workers after its sandbox
     /// ([`seccomp::Target::Template`]); each worker then calls
-    /// [`narrow_forked_worker`] first.
+    /// [`enter_forked_worker`] first.
     pub template: bool,
+    /// Bytes of the guest's private scratch directory (see [`scratch`]),
+    /// for an engine that reads and writes files itself (one with
+    /// `readable` trees); None: no scratch directory.
+    pub scratch: Option<u64>,
 }
 
 impl SandboxConfig {
@@ -70,6 +75,7 @@ impl SandboxConfig {
             readable: Vec::new(),
             hidden: Vec::new(),
             template: false,
+            scratch: None,
         }
     }
 
@@ -111,13 +117,27 @@ pub fn apply(config: &SandboxConfig) -> Result<Report, SandboxError> {
     identity::not_dumpable(&mut req)?;
     identity::become_nobody_if_root(&mut req)?;
     const LEFT_OUT: &str = "left out on purpose";
+    let scratch = config
+        .scratch
+        .filter(|_| config.profile() == Profile::Interpreter);
+    let mut mounted = false;
     if config.wants(Layer::Namespaces) {
         let hidden = readable::still_hidden(&config.hidden, &config.readable)
             .map_err(SandboxError::Readable)?;
-        namespaces::isolate(&mut req, &readable, &hidden, early)?;
+        // A template mounts no scratch of its own: each worker it forks
+        // mounts its own, in a mount namespace of its own.
+        let in_root = match scratch {
+            None => scratch::InRoot::Nothing,
+            Some(_) if config.template => scratch::InRoot::MountPoint,
+            Some(bytes) => scratch::InRoot::Scratch(bytes),
+        };
+        mounted = namespaces::isolate(&mut req, &readable, &hidden, early, in_root)?;
     } else {
         req.unavailable(Layer::Namespaces, LEFT_OUT)?;
         req.unavailable(Layer::EmptyRoot, LEFT_OUT)?;
+    }
+    if scratch.is_some() && !mounted {
+        req.note("scratch: none (it needs the empty root)");
     }
     rlimits::cap_open_files(
         &mut req,
@@ -126,11 +146,22 @@ pub fn apply(config: &SandboxConfig) -> Result<Report, SandboxError> {
             Profile::Interpreter => rlimits::INTERPRETER_OPEN_FILES,
         },
     )?;
-    identity::drop_capabilities(&mut req)?;
-    identity::no_new_privs(&mut req)?;
-    if config.wants(Layer::LandlockFilesystem) {
-        lsm::restrict(&mut req, &readable)?;
+    // A template whose workers mount their own scratch leaves them the
+    // capabilities that takes, and Landlock, which forbids mounting: each
+    // worker drops the one and enters the other itself, before it reads
+    // anything from the host (`enter_forked_worker`). The template itself
+    // runs no guest code, under its own seccomp filter.
+    let deferred = config.template && mounted;
+    let scratch_dir = mounted.then(|| std::path::Path::new(scratch::SCRATCH_DIR));
+    let landlock = config.wants(Layer::LandlockFilesystem);
+    if deferred {
+        req.note("capabilities and Landlock: put in force by each forked worker, after it mounts its scratch");
+        req.applied(Layer::NoCapabilities);
     } else {
+        identity::drop_capabilities(&mut req)?;
+    }
+    identity::no_new_privs(&mut req)?;
+    if !landlock {
         for layer in [
             Layer::LandlockFilesystem,
             Layer::LandlockNetwork,
@@ -138,6 +169,21 @@ pub fn apply(config: &SandboxConfig) -> Result<Report, SandboxError> {
         ] {
             req.unavailable(layer, LEFT_OUT)?;
         }
+    } else if deferred {
+        let why = (!lsm::fully_enforceable())
+            .then(|| format!("this kernel offers Landlock ABI {}", lsm::kernel_abi()));
+        for layer in [
+            Layer::LandlockFilesystem,
+            Layer::LandlockNetwork,
+            Layer::LandlockScopes,
+        ] {
+            match &why {
+                None => req.applied(layer),
+                Some(why) => req.unavailable(layer, why.clone())?,
+            }
+        }
+    } else {
+        lsm::restrict(&mut req, &readable, scratch_dir)?;
     }
     if config.wants(Layer::Seccomp) {
         seccomp::install(
@@ -149,21 +195,86 @@ pub fn apply(config: &SandboxConfig) -> Result<Report, SandboxError> {
     } else {
         req.unavailable(Layer::Seccomp, LEFT_OUT)?;
     }
-    selftest::run(&mut req, &readable)?;
-    Ok(req.into_report())
+    if !deferred {
+        selftest::run(&mut req, &readable, scratch_dir)?;
+    } else {
+        // The template's own probes would find what its workers close.
+        req.applied(Layer::SelfTest);
+    }
+    let forked = deferred.then(|| Forked {
+        mode: config.mode,
+        readable: readable.clone(),
+        scratch,
+        landlock: landlock && lsm::fully_enforceable(),
+    });
+    let mut report = req.into_report();
+    report.forked = forked;
+    Ok(report)
 }
 
 /// In a worker a template forked, before it reads anything from the host:
-/// narrows the template's filter to this process (no fork, no signal or
-/// limit on another process, none of the template's extra calls), when
-/// the template had one in force (`seccomp`). Every other layer is the
+/// when the template left it `forked` (its scratch, see [`scratch`]), it
+/// enters a mount namespace of its own, mounts its scratch over
+/// [`scratch::SCRATCH_DIR`] (readable trees beneath it attached again
+/// inside), drops its capabilities and enters Landlock; then it narrows
+/// the template's filter to this process (no fork, no signal or limit on
+/// another process, none of the template's extra calls), when the
+/// template had one in force (`seccomp`). Every other layer is the
 /// template's, shared by all its workers: they cannot reach each other
 /// through any of them (docs/security.md, "Workers forked from a
 /// template").
-pub fn narrow_forked_worker(seccomp: bool) -> Result<(), SandboxError> {
+pub fn enter_forked_worker(seccomp: bool, forked: Option<&Forked>) -> Result<(), SandboxError> {
+    if let Some(forked) = forked {
+        let mut req = Requirement::new(forked.mode);
+        if let Err(why) = own_scratch(forked) {
+            req.unavailable(
+                Layer::EmptyRoot,
+                format!("the forked worker's scratch: {why}"),
+            )?;
+        }
+        identity::drop_capabilities(&mut req)?;
+        if forked.landlock {
+            lsm::restrict(
+                &mut req,
+                &forked.readable,
+                Some(std::path::Path::new(scratch::SCRATCH_DIR)),
+            )?;
+        }
+        let report = req.into_report();
+        // Without its own scratch (auto mode) the worker writes nowhere;
+        // without either of the others it must not run.
+        if let Some(missing) = report.missing.iter().find(|m| m.layer != Layer::EmptyRoot) {
+            return Err(SandboxError::Narrowing(format!(
+                "a forked worker could not put {} in force: {}",
+                missing.layer, missing.reason
+            )));
+        }
+    }
     if !seccomp {
         return Ok(());
     }
     seccomp::narrow(std::process::id()).map_err(SandboxError::Narrowing)?;
-    selftest::narrowed().map_err(SandboxError::SelfTestFailed)
+    selftest::narrowed(forked.is_some()).map_err(SandboxError::SelfTestFailed)
+}
+
+/// A forked worker's own scratch: a mount namespace of its own, a new
+/// tmpfs over the scratch directory, and in it the readable trees that lie
+/// beneath that directory (cloned before the tmpfs covers them).
+fn own_scratch(forked: &Forked) -> Result<(), String> {
+    let bytes = forked.scratch.ok_or("no size")?;
+    // SAFETY: a new mount namespace only; the process has one thread (it
+    // was just forked from the template's session thread).
+    unsafe { rustix::thread::unshare_unsafe(rustix::thread::UnshareFlags::NEWNS) }
+        .map_err(|e| format!("cannot enter a mount namespace of its own: {e}"))?;
+    let beneath: Vec<std::path::PathBuf> = forked
+        .readable
+        .iter()
+        .filter(|path| path.starts_with(scratch::SCRATCH_DIR))
+        .cloned()
+        .collect();
+    let trees = readable::clone_trees(&beneath)?;
+    scratch::mount_scratch(scratch::SCRATCH_DIR, bytes)?;
+    readable::attach(trees, "/")?;
+    rustix::process::chdir(scratch::SCRATCH_DIR)
+        .map_err(|e| format!("cannot enter the scratch directory: {e}"))
 }

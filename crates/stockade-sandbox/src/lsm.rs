@@ -31,10 +31,55 @@ fn status(result: Result<RestrictionStatus, String>) -> Result<(), String> {
     }
 }
 
+/// What the guest may do beneath its scratch directory: make, change and
+/// remove files, directories and links there (renames and links within it
+/// included); no devices, fifos or sockets, no device ioctls.
+fn scratch_access() -> landlock::BitFlags<AccessFs> {
+    AccessFs::ReadFile
+        | AccessFs::ReadDir
+        | AccessFs::WriteFile
+        | AccessFs::Truncate
+        | AccessFs::MakeReg
+        | AccessFs::MakeDir
+        | AccessFs::MakeSym
+        | AccessFs::RemoveFile
+        | AccessFs::RemoveDir
+        | AccessFs::Refer
+}
+
+/// The Landlock ABI this kernel offers (0: none), asked without restricting
+/// anything: a template asks, so that its report says what each of its
+/// forked workers will put in force.
+pub fn kernel_abi() -> i64 {
+    const LANDLOCK_CREATE_RULESET_VERSION: u32 = 1;
+    // SAFETY: landlock_create_ruleset with a null attribute, size 0 and the
+    // VERSION flag only returns the ABI number; it touches no memory.
+    unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    }
+    .max(0)
+}
+
+/// Whether the three rulesets [`restrict`] asks for would be fully
+/// enforced on this kernel.
+pub fn fully_enforceable() -> bool {
+    kernel_abi() >= 7
+}
+
 /// Restricts the calling thread (and its later children) with three
 /// rulesets that grant nothing but reading files and listing directories
-/// beneath the `readable` paths.
-pub fn restrict(req: &mut Requirement, readable: &[PathBuf]) -> Result<(), SandboxError> {
+/// beneath the `readable` paths, and, beneath `scratch`, what
+/// [`scratch_access`] lists.
+pub fn restrict(
+    req: &mut Requirement,
+    readable: &[PathBuf],
+    scratch: Option<&std::path::Path>,
+) -> Result<(), SandboxError> {
     let filesystem = (|| {
         let mut ruleset = Ruleset::default()
             .handle_access(AccessFs::from_all(TARGET_ABI))
@@ -51,6 +96,12 @@ pub fn restrict(req: &mut Requirement, readable: &[PathBuf]) -> Result<(), Sandb
             ruleset = ruleset
                 .add_rule(PathBeneath::new(fd, read))
                 .map_err(|e| format!("cannot allow reading {}: {e}", path.display()))?;
+        }
+        if let Some(dir) = scratch {
+            let fd = PathFd::new(dir).map_err(|e| e.to_string())?;
+            ruleset = ruleset
+                .add_rule(PathBeneath::new(fd, scratch_access()))
+                .map_err(|e| format!("cannot allow writing {}: {e}", dir.display()))?;
         }
         ruleset.restrict_self().map_err(|e| e.to_string())
     })();

@@ -1,6 +1,6 @@
 //! User, mount, network, IPC and UTS namespaces (the host name is
 //! `stockade`), and an empty read-only root holding only the
-//! [`readable`](crate::readable) trees.
+//! [`readable`](crate::readable) trees and the [`scratch`](crate::scratch).
 
 use std::path::PathBuf;
 
@@ -11,6 +11,7 @@ use rustix::mount::{
 use rustix::process::{DumpableBehavior, chdir, getgid, getuid, pivot_root, set_dumpable_behavior};
 use rustix::thread::{UnshareFlags, unshare_unsafe};
 
+use crate::scratch::{InRoot, SCRATCH_DIR};
 use crate::{Layer, Requirement, SandboxError, readable};
 
 /// Directories tried, in order, as the mount point of the new root.
@@ -22,12 +23,17 @@ const SPARE_INODES: usize = 16;
 /// `readable` paths (normalised by [`readable::normalise`]) exist.
 /// `cloned` holds the trees when they were cloned before the namespaces
 /// (or why they could not be, and they are cloned inside them instead).
+/// `scratch` says what the root holds at
+/// [`SCRATCH_DIR`](crate::scratch::SCRATCH_DIR): a private writable tmpfs,
+/// made the working directory (see [`crate::scratch`]), or the directory
+/// alone; returns whether it was made.
 pub fn isolate(
     req: &mut Requirement,
     readable: &[PathBuf],
     hidden: &[PathBuf],
     cloned: Option<Result<Vec<readable::Tree>, String>>,
-) -> Result<(), SandboxError> {
+    scratch: InRoot,
+) -> Result<bool, SandboxError> {
     let (uid, gid) = (getuid().as_raw(), getgid().as_raw());
     let flags = UnshareFlags::NEWUSER
         | UnshareFlags::NEWNS
@@ -42,14 +48,16 @@ pub fn isolate(
             Layer::Namespaces,
             format!("unshare failed: {err} (user namespaces unavailable?)"),
         )?;
-        return req.unavailable(Layer::EmptyRoot, "needs the mount namespace");
+        req.unavailable(Layer::EmptyRoot, "needs the mount namespace")?;
+        return Ok(false);
     }
     if let Err(err) = map_ids(uid, gid) {
         req.unavailable(
             Layer::Namespaces,
             format!("cannot map ids in the user namespace: {err}"),
         )?;
-        return req.unavailable(Layer::EmptyRoot, "needs the user namespace's id map");
+        req.unavailable(Layer::EmptyRoot, "needs the user namespace's id map")?;
+        return Ok(false);
     }
     // A guest that may ask (`uname`) learns this name, not the host's. A
     // container's seccomp profile may refuse it (podman's default does,
@@ -61,13 +69,20 @@ pub fn isolate(
         ));
     }
     req.applied(Layer::Namespaces);
-    match empty_root(readable, hidden, cloned) {
+    match empty_root(readable, hidden, cloned, scratch) {
         Ok(()) => {
             req.applied(Layer::EmptyRoot);
-            req.note("timezone: UTC (no zone files under the empty root)");
-            Ok(())
+            if let InRoot::Scratch(bytes) = scratch {
+                req.note(format!(
+                    "scratch: a private {bytes}-byte tmpfs at {SCRATCH_DIR}"
+                ));
+            }
+            Ok(scratch != InRoot::Nothing)
         }
-        Err(err) => req.unavailable(Layer::EmptyRoot, err),
+        Err(err) => {
+            req.unavailable(Layer::EmptyRoot, err)?;
+            Ok(false)
+        }
     }
 }
 
@@ -89,6 +104,7 @@ fn empty_root(
     readable: &[PathBuf],
     hidden: &[PathBuf],
     cloned: Option<Result<Vec<readable::Tree>, String>>,
+    scratch: InRoot,
 ) -> Result<(), String> {
     mount_change(
         "/",
@@ -116,6 +132,15 @@ fn empty_root(
     .map_err(|e| e.to_string())?;
     mount("stockade", *base, "tmpfs", flags, options.as_c_str())
         .map_err(|e| format!("cannot mount a tmpfs: {e}"))?;
+    // The scratch first: a readable tree under /tmp is attached inside it.
+    if scratch != InRoot::Nothing {
+        let at = format!("{base}{SCRATCH_DIR}");
+        rustix::fs::mkdir(at.as_str(), Mode::RWXU)
+            .map_err(|e| format!("cannot make the scratch directory: {e}"))?;
+        if let InRoot::Scratch(bytes) = scratch {
+            crate::scratch::mount_scratch(&at, bytes)?;
+        }
+    }
     readable::attach(trees, base)?;
     readable::hide(hidden, base)?;
     let old = format!("{base}/old");
@@ -128,5 +153,8 @@ fn empty_root(
     rustix::fs::rmdir("/old").map_err(|e| format!("cannot remove the pivot directory: {e}"))?;
     mount_remount("/", flags | MountFlags::BIND | MountFlags::RDONLY, "")
         .map_err(|e| format!("cannot make the root read-only: {e}"))?;
+    if let InRoot::Scratch(_) = scratch {
+        chdir(SCRATCH_DIR).map_err(|e| format!("cannot enter the scratch directory: {e}"))?;
+    }
     Ok(())
 }

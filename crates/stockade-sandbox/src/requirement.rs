@@ -116,6 +116,7 @@ impl Requirement {
             missing: self.missing,
             extras: self.extras,
             seccomp_policy: self.seccomp_policy,
+            forked: None,
         }
     }
 }

@@ -3,7 +3,7 @@
 //! through refuses the start.
 
 use std::net::{SocketAddr, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::{Layer, Requirement, SandboxError};
@@ -32,7 +32,9 @@ fn probe(name: &'static str, attempt: impl FnOnce() -> Result<String, String>) -
 }
 
 /// Runs every probe. `Ok` from an attempt means it got through.
-pub fn probes(readable: &[PathBuf]) -> Vec<Probe> {
+pub fn probes(readable: &[PathBuf], scratch: Option<&Path>) -> Vec<Probe> {
+    // The scratch directory is for writing: the probe writes elsewhere.
+    let outside = if scratch.is_some() { "" } else { "/tmp" };
     let mut probes = vec![
         probe("read a file", || {
             std::fs::read("/etc/passwd")
@@ -40,7 +42,7 @@ pub fn probes(readable: &[PathBuf]) -> Vec<Probe> {
                 .map_err(|e| e.to_string())
         }),
         probe("write a file", || {
-            let path = format!("/tmp/stockade-selftest-{}", std::process::id());
+            let path = format!("{outside}/stockade-selftest-{}", std::process::id());
             std::fs::write(&path, b"x").map_err(|e| e.to_string())?;
             let _ = std::fs::remove_file(&path);
             Ok(format!("created {path}"))
@@ -98,8 +100,12 @@ pub fn probes(readable: &[PathBuf]) -> Vec<Probe> {
 }
 
 /// Runs the probes and records the outcome.
-pub fn run(req: &mut Requirement, readable: &[PathBuf]) -> Result<(), SandboxError> {
-    let leaks: Vec<String> = probes(readable)
+pub fn run(
+    req: &mut Requirement,
+    readable: &[PathBuf],
+    scratch: Option<&Path>,
+) -> Result<(), SandboxError> {
+    let leaks: Vec<String> = probes(readable, scratch)
         .into_iter()
         .filter(|p| p.got_through)
         .map(|p| format!("{}: {}", p.name, p.detail))
@@ -121,7 +127,18 @@ pub fn run(req: &mut Requirement, readable: &[PathBuf]) -> Result<(), SandboxErr
 /// In a worker forked from a template, once it narrowed the template's
 /// filter: what the template may do and the worker may not (signal
 /// another process, fork as the template does) must fail.
-pub fn narrowed() -> Result<(), String> {
+pub fn narrowed(own_scratch: bool) -> Result<(), String> {
+    if own_scratch {
+        // Its filesystem layers are its own: what they should stop.
+        if std::fs::read("/etc/passwd").is_ok() {
+            return Err("a forked worker may read /etc/passwd".into());
+        }
+        let path = format!("/stockade-selftest-{}", std::process::id());
+        if std::fs::write(&path, b"x").is_ok() {
+            let _ = std::fs::remove_file(&path);
+            return Err(format!("a forked worker may write {path}"));
+        }
+    }
     let parent = rustix::process::getppid().map_or(1, |p| p.as_raw_nonzero().get());
     // SAFETY: kill with signal 0 only checks permission; no signal is sent.
     if unsafe { libc::kill(parent, 0) } == 0 {

@@ -30,6 +30,13 @@ pub trait Prepared: Send {
         Vec::new()
     }
 
+    /// Bytes of the private scratch directory the guest writes its files
+    /// in (stockade-sandbox's `scratch`), for an engine that reads and
+    /// writes files itself; none by default.
+    fn scratch(&self) -> Option<u64> {
+        None
+    }
+
     /// Starts the engine on the session thread, inside the sandbox: in a
     /// template, before the fork, so it may start no thread (a fork copies
     /// none; threads belong in `Engine::before_ready`).

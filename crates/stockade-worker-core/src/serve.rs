@@ -35,10 +35,15 @@ pub struct Configured {
     /// The Configure payload as it came: a worker forked from a template
     /// must be sent the very same.
     pub(crate) payload: Vec<u8>,
+    /// In a template: what each forked worker puts in force for itself.
+    pub(crate) forked: Option<stockade_sandbox::Forked>,
 }
 
-fn wire_report(mode: SandboxMode, report: Report) -> SandboxReport {
-    SandboxReport {
+fn wire_report(
+    mode: SandboxMode,
+    report: Report,
+) -> (SandboxReport, Option<stockade_sandbox::Forked>) {
+    let wire = SandboxReport {
         mode,
         applied: report
             .applied
@@ -52,7 +57,8 @@ fn wire_report(mode: SandboxMode, report: Report) -> SandboxReport {
             .collect(),
         extras: report.extras,
         seccomp_policy: report.seccomp_policy,
-    }
+    };
+    (wire, report.forked)
 }
 
 /// Opens the link to the parent where the worker's `ends` say it is.
@@ -136,16 +142,19 @@ pub fn configure(worker: &Worker, link: &mut Link, template: bool) -> Result<Con
     sandbox_config.readable = engine.readable();
     sandbox_config.hidden = engine.hidden();
     sandbox_config.template = template;
+    sandbox_config.scratch = engine.scratch();
     let report = match stockade_sandbox::apply(&sandbox_config) {
         Ok(report) => report,
         Err(err) => return Err(fatal(link, WorkerExit::Config, err.to_string())),
     };
+    let (sandbox, forked) = wire_report(mode, report);
     Ok(Configured {
         allocator: worker.allocator,
         engine,
         limits: config,
-        sandbox: wire_report(mode, report),
+        sandbox,
         payload,
+        forked,
     })
 }
 
@@ -157,6 +166,7 @@ pub(crate) struct Started {
     pub(crate) sandbox: SandboxReport,
     /// The Configure payload as it came (see [`Configured`]).
     pub(crate) payload: Vec<u8>,
+    pub(crate) forked: Option<stockade_sandbox::Forked>,
 }
 
 /// Starts the engine on the session thread, and warms it up.
@@ -167,6 +177,7 @@ pub(crate) fn start(configured: Configured) -> Result<Started, String> {
         limits,
         sandbox,
         payload,
+        forked,
     } = configured;
     let mut engine = engine.start(&limits)?;
     engine.warm_up();
@@ -176,6 +187,7 @@ pub(crate) fn start(configured: Configured) -> Result<Started, String> {
         limits,
         sandbox,
         payload,
+        forked,
     })
 }
 

@@ -141,6 +141,7 @@ fn become_worker(
     sandbox: &mut SandboxReport,
     limits: &ConfigureLimits,
     payload: &[u8],
+    forked: Option<&stockade_sandbox::Forked>,
 ) -> Result<Link, i32> {
     let [stdin, stdout, stderr] = pipes;
     let placed = (|| -> Result<(), String> {
@@ -172,12 +173,16 @@ fn become_worker(
     {
         return Err(fatal(&mut link, WorkerExit::Config, why));
     }
-    if let Err(err) = stockade_sandbox::narrow_forked_worker(sandbox.has(Layer::Seccomp)) {
+    if let Err(err) = stockade_sandbox::enter_forked_worker(sandbox.has(Layer::Seccomp), forked) {
         return Err(fatal(&mut link, WorkerExit::Config, err.to_string()));
     }
     sandbox.extras.push(
-        "forked from a template: its sandbox, with the seccomp filter narrowed to this worker"
-            .into(),
+        if forked.is_some() {
+            "forked from a template: its sandbox, with a scratch, capabilities dropped and Landlock of its own, and the seccomp filter narrowed to this worker"
+        } else {
+            "forked from a template: its sandbox, with the seccomp filter narrowed to this worker"
+        }
+        .into(),
     );
     match link.read_frame() {
         Ok(Some(sent)) if sent == payload => Ok(link),
@@ -308,9 +313,18 @@ fn fork_started(
         sandbox,
         limits,
         payload,
+        forked,
         ..
     } = &mut started;
-    let status = match become_worker(ends, control, pipes, sandbox, limits, payload) {
+    let status = match become_worker(
+        ends,
+        control,
+        pipes,
+        sandbox,
+        limits,
+        payload,
+        forked.as_ref(),
+    ) {
         Ok(mut link) => match started.engine.forked() {
             Ok(()) => {
                 // Again, in this copy: the pages the first feed writes are

@@ -84,6 +84,7 @@ impl CPythonOptions {
             journal_seed: None,
             environ: Vec::new(),
             frozen_clock_us: None,
+            max_scratch_bytes: None,
         }
     }
 }

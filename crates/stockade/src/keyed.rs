@@ -59,6 +59,7 @@ pub const SESSION_OPTIONS: &[&str] = &[
     "max_memory",
     "max_recursion_depth",
     "max_output_bytes",
+    "max_scratch_bytes",
     "max_heap_size",
     "max_buffer_bytes",
     "max_stack_bytes",
@@ -209,6 +210,7 @@ impl SessionOptions {
             }
             "max_recursion_depth" => self.limits.max_recursion_depth = v.count()?,
             "max_output_bytes" => self.limits.max_output_bytes = v.count()?,
+            "max_scratch_bytes" => self.limits.max_scratch_bytes = v.count()?,
             "max_heap_size" => js.max_heap_size = Some(v.count()?),
             "max_buffer_bytes" => js.max_buffer_bytes = Some(v.count()?),
             "max_stack_bytes" => js.max_stack_bytes = Some(v.count()?),

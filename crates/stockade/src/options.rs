@@ -51,6 +51,11 @@ pub struct Limits {
     /// Print output one feed may send; the rest is cut with a marker line.
     /// Default: 8 MiB.
     pub max_output_bytes: u64,
+    /// Bytes the guest's private scratch directory (`/tmp`, also its
+    /// `TMPDIR`, `HOME` and working directory) may hold, for engines that
+    /// write files themselves (CPython); a write past it fails with
+    /// ENOSPC. 0: no scratch directory. Default: 256 MiB.
+    pub max_scratch_bytes: u64,
 }
 
 impl Limits {
@@ -59,6 +64,7 @@ impl Limits {
     pub const DEFAULT_PRINT_FLUSH_BYTES: u32 = 8 * 1024;
     pub const DEFAULT_PRINT_FLUSH_INTERVAL: Duration = Duration::from_millis(5);
     pub const DEFAULT_MAX_OUTPUT_BYTES: u64 = 8 * 1024 * 1024;
+    pub const DEFAULT_MAX_SCRATCH_BYTES: u64 = 256 * 1024 * 1024;
 }
 
 impl Default for Limits {
@@ -70,6 +76,7 @@ impl Default for Limits {
             print_flush_bytes: Self::DEFAULT_PRINT_FLUSH_BYTES,
             print_flush_interval: Self::DEFAULT_PRINT_FLUSH_INTERVAL,
             max_output_bytes: Self::DEFAULT_MAX_OUTPUT_BYTES,
+            max_scratch_bytes: Self::DEFAULT_MAX_SCRATCH_BYTES,
         }
     }
 }
@@ -264,6 +271,7 @@ impl SessionOptions {
         max_memory(bytes: u64) => limits.max_memory = Some(bytes);
         max_recursion_depth(depth: u32) => limits.max_recursion_depth = depth;
         max_output_bytes(bytes: u64) => limits.max_output_bytes = bytes;
+        max_scratch_bytes(bytes: u64) => limits.max_scratch_bytes = bytes;
         request_timeout(timeout: Duration) => request_timeout = timeout;
         duration_grace(grace: Duration) => duration_grace = grace;
         write_stall_timeout(timeout: Duration) => write_stall_timeout = timeout;
@@ -339,6 +347,8 @@ impl SessionOptions {
                 // before Ready: its first feed asks the host nothing.
                 config.environ = self.environ.clone();
                 config.frozen_clock_us = self.clock.frozen_us();
+                config.max_scratch_bytes =
+                    Some(self.limits.max_scratch_bytes).filter(|&bytes| bytes > 0);
                 EngineConfig::CPython(config)
             }
             Interpreter::QuickJs => {

@@ -41,6 +41,9 @@ pub struct RelayPolicy {
     pub max_memory: u64,
     /// Ceiling of the print output one feed may send.
     pub max_output_bytes: u64,
+    /// Ceiling of a CPython session's scratch directory
+    /// (`max_scratch_bytes`): a session asking more is refused.
+    pub max_scratch_bytes: u64,
     /// Ceiling of what one value from a worker may take in the server (a
     /// result, a call's arguments, an image), as the wire counts decoded
     /// bytes: a client's own `max_result_bytes` above it is held to it. A
@@ -81,6 +84,7 @@ impl Default for RelayPolicy {
             max_duration: Duration::from_secs(300),
             max_memory: crate::options::Limits::DEFAULT_MAX_MEMORY,
             max_output_bytes: crate::options::Limits::DEFAULT_MAX_OUTPUT_BYTES,
+            max_scratch_bytes: crate::options::Limits::DEFAULT_MAX_SCRATCH_BYTES,
             max_result_bytes: SessionOptions::DEFAULT_MAX_RESULT_BYTES,
             max_threads: SessionOptions::DEFAULT_MAX_THREADS,
         }
@@ -304,6 +308,15 @@ fn held_to_policy(
             }
         }
     }
+    if let EngineConfig::CPython(config) = &engine
+        && let Some(asked) = config.max_scratch_bytes
+        && asked > policy.max_scratch_bytes
+    {
+        return Err(format!(
+            "max_scratch_bytes of {asked} bytes is above this server's ceiling of {} bytes; ask for at most that",
+            policy.max_scratch_bytes
+        ));
+    }
     if limits.max_output_bytes > policy.max_output_bytes {
         return Err(format!(
             "max_output_bytes of {} is above this server's ceiling of {}; ask for at most that",
@@ -324,6 +337,9 @@ fn held_to_policy(
     options.limits.max_duration = limits.max_duration_us.map(Duration::from_micros);
     options.limits.max_memory = limits.max_memory;
     options.limits.max_output_bytes = limits.max_output_bytes;
+    if let EngineConfig::CPython(config) = &engine {
+        options.limits.max_scratch_bytes = config.max_scratch_bytes.unwrap_or(0);
+    }
     options.request_timeout = request_timeout;
     options.max_threads = policy.max_threads;
     options.spare = false;

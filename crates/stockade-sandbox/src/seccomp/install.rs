@@ -12,7 +12,7 @@
 
 use seccompiler::{BpfProgram, SeccompAction, SeccompFilter, TargetArch, sock_filter};
 
-use super::policy::{Profile, Target, narrowing, worker_policy};
+use super::policy::{FORKED_SETUP_KILLED, Profile, Target, narrowing, worker_policy};
 use crate::{Layer, Requirement, SandboxError};
 
 /// The compiled filters, in installation order.
@@ -118,6 +118,20 @@ pub fn narrow(pid: u32) -> Result<(), String> {
     )
     .map_err(|e| e.to_string())?;
     let program = BpfProgram::try_from(filter).map_err(|e| e.to_string())?;
+    install_filter(&program)?;
+    // The mount calls the worker made for its scratch kill it from now on,
+    // as they kill every worker started from scratch.
+    let killed = SeccompFilter::new(
+        FORKED_SETUP_KILLED
+            .iter()
+            .map(|&call| (call, Vec::new()))
+            .collect(),
+        SeccompAction::Allow,
+        SeccompAction::KillProcess,
+        arch,
+    )
+    .map_err(|e| e.to_string())?;
+    let program = BpfProgram::try_from(killed).map_err(|e| e.to_string())?;
     install_filter(&program)
 }
 

@@ -198,21 +198,78 @@ fn interpreter_calls(allowed: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<()
     ] {
         allowed.insert(call, Vec::new());
     }
-    // openat with no write access, no creation, no truncation and no
-    // unnamed temporary file (O_TMPFILE less its O_DIRECTORY bit).
-    let tmpfile = (libc::O_TMPFILE & !libc::O_DIRECTORY) as u64;
-    let writing = (libc::O_ACCMODE | libc::O_CREAT | libc::O_TRUNC) as u64 | tmpfile;
-    allowed.insert(
+    // The scratch directory's calls: making, writing, syncing, locking and
+    // removing files. Where they may act is for the mounts (every tree but
+    // the scratch is read-only) and Landlock (writing only beneath the
+    // scratch) to say: a call's path is not an argument a filter can read.
+    for call in [
         libc::SYS_openat,
-        vec![rule(vec![arg(2, SeccompCmpOp::MaskedEq(writing), 0)?])?],
+        // (rustix's `open`, which a forked worker's scratch setup uses.)
+        libc::SYS_open,
+        libc::SYS_mkdir,
+        libc::SYS_mkdirat,
+        libc::SYS_unlink,
+        libc::SYS_unlinkat,
+        libc::SYS_rmdir,
+        libc::SYS_rename,
+        libc::SYS_renameat,
+        libc::SYS_renameat2,
+        libc::SYS_link,
+        libc::SYS_linkat,
+        libc::SYS_symlink,
+        libc::SYS_symlinkat,
+        libc::SYS_ftruncate,
+        libc::SYS_truncate,
+        libc::SYS_fallocate,
+        libc::SYS_fsync,
+        libc::SYS_fdatasync,
+        libc::SYS_pwrite64,
+        libc::SYS_preadv,
+        libc::SYS_pwritev,
+        libc::SYS_fchmod,
+        libc::SYS_fchmodat,
+        libc::SYS_chmod,
+        libc::SYS_utimensat,
+        libc::SYS_fstatfs,
+        libc::SYS_statfs,
+        libc::SYS_flock,
+        libc::SYS_fadvise64,
+        libc::SYS_sendfile,
+        libc::SYS_copy_file_range,
+        libc::SYS_chdir,
+        libc::SYS_fchdir,
+        libc::SYS_umask,
+    ] {
+        allowed.insert(call, Vec::new());
+    }
+    // Close-on-exec set and cleared (how CPython's `os.set_inheritable`,
+    // and so `tempfile`, marks a descriptor); no other ioctl.
+    allowed.insert(
+        libc::SYS_ioctl,
+        [libc::FIOCLEX, libc::FIONCLEX]
+            .into_iter()
+            .map(|request| rule(vec![arg(1, SeccompCmpOp::Eq, request)?]))
+            .collect::<Result<_, _>>()?,
     );
-    // Descriptor flags only (close-on-exec, the open mode): not locks,
-    // leases, signals or duplication.
+    // Descriptor flags and record locks (sqlite's): not leases, signals,
+    // pipes' sizes or duplication.
     allowed.insert(
         libc::SYS_fcntl,
-        (libc::F_GETFD..=libc::F_GETFL)
-            .map(|cmd| rule(vec![arg(1, SeccompCmpOp::Eq, cmd as u64)?]))
-            .collect::<Result<_, _>>()?,
+        [
+            libc::F_GETFD,
+            libc::F_SETFD,
+            libc::F_GETFL,
+            libc::F_SETFL,
+            libc::F_GETLK,
+            libc::F_SETLK,
+            libc::F_SETLKW,
+            libc::F_OFD_GETLK,
+            libc::F_OFD_SETLK,
+            libc::F_OFD_SETLKW,
+        ]
+        .into_iter()
+        .map(|cmd| rule(vec![arg(1, SeccompCmpOp::Eq, cmd as u64)?]))
+        .collect::<Result<_, _>>()?,
     );
     Ok(())
 }
@@ -244,6 +301,44 @@ const SELF_OR_ZERO: &[i64] = &[libc::SYS_prlimit64, libc::SYS_sched_getaffinity]
 #[cfg(target_arch = "x86_64")]
 const TEMPLATE_ONLY: &[i64] = &[libc::SYS_recvmsg, libc::SYS_dup3];
 
+/// What a worker the template forks calls to put its own scratch and
+/// layers in force (`enter_forked_worker`), beyond [`FORKED_SETUP_KILLED`]:
+/// capabilities and Landlock. A template allows them; its workers deny
+/// them once that is done.
+#[cfg(target_arch = "x86_64")]
+const FORKED_SETUP: &[i64] = &[
+    libc::SYS_capget,
+    libc::SYS_capset,
+    libc::SYS_landlock_create_ruleset,
+    libc::SYS_landlock_add_rule,
+    libc::SYS_landlock_restrict_self,
+];
+
+/// The mount calls a forked worker makes for its scratch, which every
+/// other worker is killed for: a template allows them (`unshare` only for
+/// a mount namespace, `mount` only with the flags of [`MOUNT_FLAGS`]); its
+/// workers' narrowing kills them again.
+#[cfg(target_arch = "x86_64")]
+pub const FORKED_SETUP_KILLED: &[i64] = &[
+    libc::SYS_unshare,
+    libc::SYS_mount,
+    libc::SYS_open_tree,
+    libc::SYS_mount_setattr,
+    libc::SYS_move_mount,
+];
+
+/// The `prctl` options dropping capabilities and setting no_new_privs take
+/// (a forked worker's, before Landlock).
+#[cfg(target_arch = "x86_64")]
+const FORKED_SETUP_PRCTL: &[u64] = &[
+    libc::PR_CAPBSET_DROP as u64,
+    libc::PR_CAP_AMBIENT as u64,
+    libc::PR_SET_NO_NEW_PRIVS as u64,
+];
+
+/// The flags of the one `mount` a forked worker makes: its scratch.
+const MOUNT_FLAGS: u64 = crate::scratch::SCRATCH_MOUNT_FLAGS.bits() as u64;
+
 /// What a worker forked from a template denies (EPERM) on top of the
 /// template's filter, for its own process id `pid`: the template's extra
 /// calls, any fork, and signals, limits and affinity aimed at another process. The
@@ -252,9 +347,16 @@ const TEMPLATE_ONLY: &[i64] = &[libc::SYS_recvmsg, libc::SYS_dup3];
 pub fn narrowing(pid: u32) -> Result<BTreeMap<i64, Vec<SeccompRule>>, BackendError> {
     let pid = u64::from(pid);
     let mut denied: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
-    for &call in TEMPLATE_ONLY {
+    for &call in TEMPLATE_ONLY.iter().chain(FORKED_SETUP) {
         denied.insert(call, Vec::new());
     }
+    denied.insert(
+        libc::SYS_prctl,
+        FORKED_SETUP_PRCTL
+            .iter()
+            .map(|&option| rule(vec![arg(0, SeccompCmpOp::Eq, option)?]))
+            .collect::<Result<_, _>>()?,
+    );
     denied.insert(
         libc::SYS_clone,
         vec![rule(vec![arg(
@@ -346,10 +448,11 @@ pub fn worker_policy(target: Target, profile: Profile) -> Result<Policy, Backend
     allowed.insert(libc::SYS_futex, futex_without_owners()?);
     allowed.insert(libc::SYS_mmap, not_write_and_exec(2)?);
     allowed.insert(libc::SYS_mprotect, not_write_and_exec(2)?);
-    allowed.insert(
-        libc::SYS_prctl,
-        first_is(&[libc::PR_SET_NAME as u64, libc::PR_GET_NAME as u64])?,
-    );
+    let mut prctl = vec![libc::PR_SET_NAME as u64, libc::PR_GET_NAME as u64];
+    if target == Target::Template {
+        prctl.extend(FORKED_SETUP_PRCTL);
+    }
+    allowed.insert(libc::SYS_prctl, first_is(&prctl)?);
     match target {
         // Signals, limits and affinity only of the worker itself (0 means
         // "self" for prlimit64 and sched_getaffinity): a call that named
@@ -371,6 +474,21 @@ pub fn worker_policy(target: Target, profile: Profile) -> Result<Policy, Backend
                 allowed.insert(call, Vec::new());
             }
             clone.push(rule(vec![arg(0, SeccompCmpOp::Eq, TEMPLATE_FORK)?])?);
+            for &call in FORKED_SETUP {
+                allowed.insert(call, Vec::new());
+            }
+            allowed.insert(libc::SYS_unshare, first_is(&[libc::CLONE_NEWNS as u64])?);
+            allowed.insert(
+                libc::SYS_mount,
+                vec![rule(vec![arg(3, SeccompCmpOp::Eq, MOUNT_FLAGS)?])?],
+            );
+            for call in [
+                libc::SYS_open_tree,
+                libc::SYS_mount_setattr,
+                libc::SYS_move_mount,
+            ] {
+                allowed.insert(call, Vec::new());
+            }
         }
     }
     allowed.insert(libc::SYS_clone, clone);
@@ -384,9 +502,14 @@ pub fn worker_policy(target: Target, profile: Profile) -> Result<Policy, Backend
         interpreter_calls(&mut allowed)?;
     }
 
+    let killed = KILLED
+        .iter()
+        .map(|&(_, nr)| nr)
+        .filter(|nr| target != Target::Template || !FORKED_SETUP_KILLED.contains(nr))
+        .collect();
     Ok(Policy {
         allowed,
-        killed: KILLED.iter().map(|&(_, nr)| nr).collect(),
+        killed,
         enosys: vec![libc::SYS_clone3],
     })
 }

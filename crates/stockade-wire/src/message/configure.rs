@@ -85,7 +85,14 @@ pub struct CPythonConfig {
     /// The wall clock stands still at this instant, in microseconds since
     /// the epoch (protocol 4); None: the real clock.
     pub frozen_clock_us: Option<i64>,
+    /// Bytes of the guest's private scratch directory, `/tmp` (protocol 5);
+    /// None: no scratch directory.
+    pub max_scratch_bytes: Option<u64>,
 }
+
+/// Where a guest with a scratch directory finds it (also its `TMPDIR`,
+/// `HOME` and working directory).
+pub const SCRATCH_DIR: &str = "/tmp";
 
 /// Most environment variables one Configure may carry.
 pub const MAX_ENVIRON: usize = 4096;
@@ -202,6 +209,9 @@ pub(super) fn read_setup(
 /// The first protocol version whose CPython configuration carries a
 /// journal seed, an environment and a frozen clock.
 const WORLD_SINCE: u32 = 4;
+/// The first protocol version whose CPython configuration carries the
+/// scratch directory's size.
+const SCRATCH_SINCE: u32 = 5;
 
 /// The engine's own configuration (nothing for monty), laid out as
 /// `protocol_version` lays it out.
@@ -240,6 +250,10 @@ pub(super) fn write_engine_config(
                     "a journal seed, an environment or a frozen clock needs protocol {WORLD_SINCE} or later, not {protocol_version}"
                 )));
             }
+            if protocol_version >= SCRATCH_SINCE {
+                w.opt_u64(config.max_scratch_bytes);
+            }
+            // An older worker has no scratch to size: it is left out.
             Ok(())
         }
     }
@@ -274,6 +288,11 @@ pub(super) fn read_engine_config(
             },
             frozen_clock_us: if protocol_version >= WORLD_SINCE {
                 r.opt_i64()?
+            } else {
+                None
+            },
+            max_scratch_bytes: if protocol_version >= SCRATCH_SINCE {
+                r.opt_u64()?
             } else {
                 None
             },
