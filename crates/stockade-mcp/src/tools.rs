@@ -145,7 +145,14 @@ fn python_engine(options: &SessionOptions) -> String {
             } else {
                 "the standard library and the packages installed for it"
             };
-            format!("{version}, with {packages}; `print` to show output")
+            let scratch = match options.limits.max_scratch_bytes {
+                0 => String::new(),
+                size => format!(
+                    "; /tmp, the working directory, is a private writable directory for this sandbox's files (up to {})",
+                    bytes(size)
+                ),
+            };
+            format!("{version}, with {packages}{scratch}; `print` to show output")
         }
         _ => "monty, a subset of Python: functions, loops, comprehensions, dicts, f-strings and top-level await work; generators, class inheritance and most standard-library modules (heapq, csv, statistics, decimal, ...) do not, so keep to plain code; `print` to show output".into(),
     }
@@ -180,4 +187,21 @@ pub fn tools(python: &SessionOptions, javascript: &SessionOptions) -> Vec<Tool> 
             reset_input_schema(),
         ),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stockade::Language;
+
+    #[test]
+    fn a_cpython_description_names_the_scratch_directory_and_its_size() {
+        let options = SessionOptions::new(Language::Python)
+            .engine(Interpreter::CPython)
+            .max_scratch_bytes(64 << 20);
+        let text = python_engine(&options);
+        assert!(text.contains("/tmp") && text.contains("64 MiB"), "{text}");
+        let none = python_engine(&options.max_scratch_bytes(0));
+        assert!(!none.contains("/tmp"), "{none}");
+    }
 }
