@@ -60,6 +60,11 @@ export interface SandboxOptions {
   sandbox?: "require" | "auto" | "off";
   /** Python's engine: "cpython" or "monty". */
   engine?: "cpython" | "monty" | "quickjs";
+  /**
+   * CPython guests: packages they may import, such as "pandas==3.1.1",
+   * installed on the host by uv (wheels only, cached for later sandboxes).
+   */
+  packages?: string[];
   /** Seconds a turn may take before the worker is killed (default 60). */
   requestTimeout?: number;
   maxHostCalls?: number;

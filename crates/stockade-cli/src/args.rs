@@ -128,6 +128,12 @@ pub struct PythonArgs {
     /// (repeatable; a virtualenv's site-packages, say).
     #[arg(long = "site-packages", value_name = "DIR")]
     site_packages: Vec<PathBuf>,
+    /// A package CPython guests may import, such as pandas or
+    /// "pandas==3.1.1" (repeatable, as `uv run --with`): installed on the
+    /// host by uv, wheels only, into a cache later runs reuse; the guest
+    /// never has the network.
+    #[arg(long = "with", value_name = "REQUIREMENT")]
+    packages: Vec<String>,
 }
 
 impl PythonArgs {
@@ -145,6 +151,9 @@ impl PythonArgs {
                 .map(|dir| std::path::absolute(dir).unwrap_or_else(|_| dir.clone()))
                 .collect();
             options = options.site_packages(dirs);
+        }
+        if !self.packages.is_empty() {
+            options = options.packages(self.packages.clone());
         }
         options
     }

@@ -103,6 +103,11 @@ pub struct ServeArgs {
     /// a value past it is read past, never built (ResultTooLarge).
     #[arg(long, value_name = "SIZE", default_value = "64M", value_parser = parse_size)]
     max_result_bytes: u64,
+    /// A package CPython sessions may ask this server to install and show
+    /// (a name; any version), with uv, wheels only (repeatable; none by
+    /// default).
+    #[arg(long = "allow-package", value_name = "NAME")]
+    allowed_packages: Vec<String>,
     /// The least sandbox every worker runs with (a client may ask for more).
     #[arg(long, default_value = "require", value_parser = named::<SandboxMode>())]
     sandbox: SandboxMode,
@@ -142,6 +147,7 @@ pub fn serve(args: ServeArgs) -> i32 {
             max_scratch_bytes: args.max_scratch_bytes,
             max_result_bytes: args.max_result_bytes,
             max_threads: stockade::SessionOptions::DEFAULT_MAX_THREADS,
+            allowed_packages: args.allowed_packages,
         },
     };
     let announce = |url: &str| {

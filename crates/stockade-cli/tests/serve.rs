@@ -189,8 +189,8 @@ fn a_limit_above_the_servers_ceiling_is_refused_naming_it() {
     let mut session = Session::new(within()).expect("limits within the ceilings");
     assert_eq!(session.run("1 + 1").unwrap(), Value::Int(2));
     // A CPython session's scratch within the ceiling is the one it asked.
-    let mut session = Session::new(within().engine(Interpreter::CPython))
-        .expect("a scratch within the ceiling");
+    let mut session =
+        Session::new(within().engine(Interpreter::CPython)).expect("a scratch within the ceiling");
     let fill = "import errno\ntry:\n    open('/tmp/big', 'wb').write(b'x' * (6 << 20))\n    r = 'written'\nexcept OSError as e:\n    r = errno.errorcode[e.errno]\nr";
     assert_eq!(session.run(fill).unwrap(), Value::Str("ENOSPC".into()));
 }
@@ -506,4 +506,35 @@ fn a_client_that_trickles_its_headers_gives_its_connection_up() {
     slow.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
     let mut rest = Vec::new();
     let _ = slow.read_to_end(&mut rest);
+}
+
+#[test]
+fn a_server_installs_only_the_packages_on_its_allow_list() {
+    assert!(
+        std::env::var_os("STOCKADE_UV").is_some(),
+        "the server installs packages with uv: set STOCKADE_UV (scripts/test does)"
+    );
+    let (server, _tokens) = Server::with_tokens(&["--allow-package", "Tabulate"]);
+    let cpython = |packages: &[&str]| {
+        remote(&server, Language::Python)
+            .engine(Interpreter::CPython)
+            .packages(packages.iter().map(|p| (*p).to_owned()).collect())
+    };
+    let mut session = Session::new(cpython(&["tabulate==0.10.0"])).expect("an allowed package");
+    assert_eq!(
+        session
+            .run("import tabulate\ntabulate.__version__")
+            .unwrap(),
+        Value::Str("0.10.0".into())
+    );
+    match Session::new(cpython(&["tabulate==0.10.0", "requests"])) {
+        Err(Error::Configuration(err)) => {
+            let text = err.to_string();
+            assert!(
+                text.contains("requests") && text.contains("allow-list"),
+                "{text}"
+            );
+        }
+        other => panic!("a package off the allow-list was installed: {other:?}"),
+    }
 }

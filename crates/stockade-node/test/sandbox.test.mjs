@@ -221,3 +221,12 @@ test("a pool hands out fresh workers, each used once", async () => {
   const bad = new stockade.Pool("python", { colour: 1 });
   await assert.rejects(bad.checkout(), stockade.ConfigurationError);
 });
+
+test("packages are installed on the host and imported by a CPython guest", async () => {
+  const sandbox = new Sandbox("python", { engine: "cpython", sandbox: "require", packages: ["tabulate==0.10.0"] });
+  try {
+    assert.equal(await sandbox.run("import tabulate\ntabulate.__version__"), "0.10.0");
+  } finally {
+    sandbox.close();
+  }
+});

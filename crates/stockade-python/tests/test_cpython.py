@@ -81,3 +81,13 @@ def test_max_scratch_bytes_bounds_the_private_tmp_and_a_full_one_is_enospc():
                 "[where, r]")
         assert sandbox.run(code) == [["/tmp", "/tmp", "/tmp"], "ENOSPC"]
         assert sandbox.run("open('small', 'w').write('ok')") == 2
+
+
+def test_packages_are_installed_on_the_host_and_imported_by_the_guest():
+    # uv comes with the package (its dependency), beside this interpreter.
+    packages = stockade.Packages(["tabulate==0.10.0"])
+    with stockade.Sandbox("python", engine="cpython", sandbox="require",
+                          packages=packages) as sandbox:
+        assert sandbox.run("import tabulate\ntabulate.__version__") == "0.10.0"
+    with pytest.raises(stockade.ConfigurationError, match="not URLs or paths"):
+        stockade.Sandbox("python", engine="cpython", packages=["pkg @ https://example.com/p.whl"])

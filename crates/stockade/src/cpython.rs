@@ -36,6 +36,10 @@ pub struct CPythonOptions {
     /// The engine module; `None`: found beside the worker binary (see
     /// `locate::locate_engine_module`).
     pub module: Option<PathBuf>,
+    /// Packages to install on the host (by uv, wheels only, cached) and
+    /// show to guests after `site_packages`: requirements such as
+    /// `pandas==3.1.1` (docs/data.md, "Packages").
+    pub packages: Vec<String>,
 }
 
 impl CPythonOptions {
@@ -46,7 +50,8 @@ impl CPythonOptions {
     /// Checks the package directories: absolute, existing, as many and as
     /// long as Configure carries.
     pub(crate) fn validate(&self) -> Result<(), String> {
-        if self.site_packages.len() > MAX_SITE_PACKAGES {
+        crate::packages::normalise(&self.packages)?;
+        if self.site_packages.len() + usize::from(!self.packages.is_empty()) > MAX_SITE_PACKAGES {
             return Err(format!(
                 "site_packages names {} directories; at most {MAX_SITE_PACKAGES}",
                 self.site_packages.len()
@@ -85,6 +90,8 @@ impl CPythonOptions {
             environ: Vec::new(),
             frozen_clock_us: None,
             max_scratch_bytes: None,
+            // Left only in a remote session's options (install_for).
+            packages: self.packages.clone(),
         }
     }
 }

@@ -84,6 +84,10 @@ pub enum ConfigurationKind {
     Refused,
     /// The pool was closed.
     PoolClosed,
+    /// The session's packages could not be installed: no uv, no index
+    /// reachable, no wheel for this interpreter, or a requirement that
+    /// cannot be met (the message names them and says what uv said).
+    PackagesUnavailable,
 }
 
 /// An option that cannot be honoured, or a worker that cannot be started:

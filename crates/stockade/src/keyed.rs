@@ -40,6 +40,7 @@ pub const SESSION_OPTIONS: &[&str] = &[
     "engine",
     "python",
     "site_packages",
+    "packages",
     "sandbox",
     "request_timeout",
     "duration_grace",
@@ -171,6 +172,11 @@ impl SessionOptions {
                 OptionValue::Str(dir) => self.cpython.site_packages = vec![dir.into()],
                 _ => return Err(v.wrong("a list of directories")),
             },
+            "packages" => match v.value {
+                OptionValue::List(requirements) => self.cpython.packages = requirements,
+                OptionValue::Str(requirement) => self.cpython.packages = vec![requirement],
+                _ => return Err(v.wrong("a list of package requirements")),
+            },
             "sandbox" => self.sandbox = v.text()?.parse().map_err(|err| format!("{err}"))?,
             "request_timeout" => self.request_timeout = v.seconds()?,
             "duration_grace" => self.duration_grace = v.seconds()?,
@@ -291,6 +297,7 @@ mod tests {
                 "remote_ca" => OptionValue::Str("/etc/ssl/certs/ca-certificates.crt".into()),
                 "engine" => OptionValue::Str("quickjs".into()),
                 "site_packages" => OptionValue::List(vec!["/usr".into()]),
+                "packages" => OptionValue::List(vec!["pandas==3.1.1".into()]),
                 "sandbox" => OptionValue::Str("require".into()),
                 "redact_host_errors" | "spare" | "dumpable" | "strict_eval" | "web_polyfills"
                 | "inspect_results" => OptionValue::Bool(true),

@@ -64,6 +64,7 @@ mod launch;
 mod link;
 mod locate;
 mod options;
+mod packages;
 mod pool;
 mod process;
 mod progress;

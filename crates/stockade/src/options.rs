@@ -267,6 +267,9 @@ impl SessionOptions {
         python(path: impl Into<PathBuf>) => cpython.python = Some(path.into());
         /// Package directories CPython guests may import from, read-only.
         site_packages(dirs: Vec<PathBuf>) => cpython.site_packages = dirs;
+        /// Packages CPython guests may import, installed on the host by uv
+        /// (wheels only) into a cache every later session reuses.
+        packages(requirements: Vec<String>) => cpython.packages = requirements;
         max_duration(limit: Duration) => limits.max_duration = Some(limit);
         max_memory(bytes: u64) => limits.max_memory = Some(bytes);
         max_recursion_depth(depth: u32) => limits.max_recursion_depth = depth;

@@ -51,6 +51,11 @@ pub struct RelayPolicy {
     pub max_result_bytes: u64,
     /// Threads a worker may run before it is killed.
     pub max_threads: u32,
+    /// Packages a CPython session may ask the server to install (names,
+    /// any version; compared as the index compares them): the server
+    /// installs them with uv, wheels only, and shows them to the guest.
+    /// Empty: none.
+    pub allowed_packages: Vec<String>,
 }
 
 /// What a client asked for beside its Configure (in its upgrade's
@@ -87,8 +92,34 @@ impl Default for RelayPolicy {
             max_scratch_bytes: crate::options::Limits::DEFAULT_MAX_SCRATCH_BYTES,
             max_result_bytes: SessionOptions::DEFAULT_MAX_RESULT_BYTES,
             max_threads: SessionOptions::DEFAULT_MAX_THREADS,
+            allowed_packages: Vec::new(),
         }
     }
+}
+
+/// The directory holding `requirements`, each on the server's allow-list,
+/// installed (or found in the cache) for the server's interpreter.
+fn server_packages(policy: &RelayPolicy, requirements: &[String]) -> Result<Vec<String>, String> {
+    let requirements = crate::packages::normalise(requirements)?;
+    for requirement in &requirements {
+        let name = crate::packages::package_name(requirement);
+        if !policy
+            .allowed_packages
+            .iter()
+            .any(|allowed| crate::packages::package_name(allowed) == name)
+        {
+            return Err(format!(
+                "package {name} is not on this server's allow-list (stockade serve --allow-package NAME)"
+            ));
+        }
+    }
+    let python =
+        crate::cpython::find_python(policy.python.as_deref()).map_err(|e| e.to_string())?;
+    let site = crate::packages::installed(&requirements, &python).map_err(|e| e.to_string())?;
+    Ok(site
+        .into_iter()
+        .map(|dir| dir.to_string_lossy().into_owned())
+        .collect())
 }
 
 /// A relayed worker's end: an optional Fatal frame the client is sent
@@ -256,6 +287,12 @@ fn held_to_policy(
             "site_packages names directories of the client's; this server shows none of its own to remote sessions"
                 .into(),
         );
+    }
+    if let EngineConfig::CPython(config) = &mut engine
+        && !config.packages.is_empty()
+    {
+        config.site_packages = server_packages(policy, &config.packages)?;
+        config.packages.clear();
     }
     let request_timeout = match request_timeout {
         Some(asked) if asked > policy.request_timeout => {

@@ -17,14 +17,14 @@ from ._errors import (ConfigurationError, ConversionError, CursorError, Disconne
 from ._native import Mount, __version__
 from ._pool import CHECKOUT_OPTIONS, AsyncPool, Pool
 from ._progress import Complete, FunctionCall, NameLookup, PendingFutures
-from ._sandbox import AsyncSandbox, ExecutionResult, Limits, Sandbox, run
+from ._sandbox import AsyncSandbox, ExecutionResult, Limits, Packages, Sandbox, run
 from ._values import Cycle, Repr
 
 __all__ = [
     "AsyncPool", "AsyncSandbox", "CHECKOUT_OPTIONS", "Complete", "ConfigurationError",
     "ConversionError", "CursorError", "Cycle", "Disconnected", "DumpRejected", "DumpVersionMismatch",
     "ExecutionResult", "FunctionCall", "GuestError", "GuestSyntaxError", "Limits",
-    "MemoryLimitError", "Mount", "NameLookup", "OverCapacity", "PendingFutures", "Pool",
+    "MemoryLimitError", "Mount", "NameLookup", "OverCapacity", "Packages", "PendingFutures", "Pool",
     "ProtocolError", "ReplayDiverged", "Repr", "ResultTooLarge", "Sandbox", "ServerShutdown",
     "StockadeError",
     "TimeLimitError", "Unauthorized", "WorkerCrashed",

@@ -53,6 +53,32 @@ class Limits:
     max_stack_bytes: Optional[int] = None
 
 
+class Packages:
+    """Packages CPython guests may import, installed on the host by uv
+    (wheels only, never by the guest) into a cache every later sandbox and
+    pool reuses: ``Sandbox("python", packages=Packages(["pandas==3.1.1"]))``.
+    A plain list of requirements does the same."""
+
+    __slots__ = ("requirements",)
+
+    def __init__(self, requirements: Iterable[str]) -> None:
+        if isinstance(requirements, str):
+            requirements = [requirements]
+        object.__setattr__(self, "requirements", tuple(requirements))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Packages is immutable")
+
+    def __repr__(self) -> str:
+        return f"Packages({list(self.requirements)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Packages) and other.requirements == self.requirements
+
+    def __hash__(self) -> int:
+        return hash(self.requirements)
+
+
 @dataclasses.dataclass(frozen=True)
 class ExecutionResult:
     """What `execute` returns: it never raises for the run's own failure."""
@@ -117,6 +143,9 @@ def _options(language: str, limits: Optional[Limits], sandbox: str,
             if isinstance(value, (str, os.PathLike)):
                 value = [value]
             value = [os.path.abspath(os.fspath(path)) for path in value]
+        if key == "packages":
+            value = list(Packages(value.requirements if isinstance(value, Packages) else value)
+                         .requirements)
         options[key] = value
     # Python guests run on CPython unless engine="monty" says otherwise: the
     # interpreter running this package, unless python= names another.

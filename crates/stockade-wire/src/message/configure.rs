@@ -88,7 +88,16 @@ pub struct CPythonConfig {
     /// Bytes of the guest's private scratch directory, `/tmp` (protocol 5);
     /// None: no scratch directory.
     pub max_scratch_bytes: Option<u64>,
+    /// Package requirements a server is asked to install and show, from
+    /// its allow-list (protocol 5); a worker is never sent any (its host
+    /// installs them and names their directory in `site_packages`).
+    pub packages: Vec<String>,
 }
+
+/// Most package requirements one Configure may carry.
+pub const MAX_PACKAGES: usize = 256;
+/// Longest package requirement, in bytes.
+pub const MAX_REQUIREMENT: usize = 512;
 
 /// Where a guest with a scratch directory finds it (also its `TMPDIR`,
 /// `HOME` and working directory).
@@ -210,7 +219,7 @@ pub(super) fn read_setup(
 /// journal seed, an environment and a frozen clock.
 const WORLD_SINCE: u32 = 4;
 /// The first protocol version whose CPython configuration carries the
-/// scratch directory's size.
+/// scratch directory's size and the packages a server is asked for.
 const SCRATCH_SINCE: u32 = 5;
 
 /// The engine's own configuration (nothing for monty), laid out as
@@ -252,6 +261,18 @@ pub(super) fn write_engine_config(
             }
             if protocol_version >= SCRATCH_SINCE {
                 w.opt_u64(config.max_scratch_bytes);
+                w.list(
+                    &config.packages,
+                    MAX_PACKAGES,
+                    "packages",
+                    |w, requirement| {
+                        write_label(w, requirement, MAX_REQUIREMENT, "package requirement")
+                    },
+                )?;
+            } else if !config.packages.is_empty() {
+                return Err(EncodeError::Invalid(format!(
+                    "packages need protocol {SCRATCH_SINCE} or later, not {protocol_version}"
+                )));
             }
             // An older worker has no scratch to size: it is left out.
             Ok(())
@@ -295,6 +316,13 @@ pub(super) fn read_engine_config(
                 r.opt_u64()?
             } else {
                 None
+            },
+            packages: if protocol_version >= SCRATCH_SINCE {
+                r.list(MAX_PACKAGES, "packages count", |r| {
+                    r.str_capped("package requirement", MAX_REQUIREMENT)
+                })?
+            } else {
+                Vec::new()
             },
         }),
     })

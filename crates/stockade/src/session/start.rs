@@ -124,6 +124,7 @@ impl Session {
         // The default engine is decided once (it looks for an interpreter).
         options.engine = Some(options.interpreter());
         options.validate().map_err(Error::invalid_option)?;
+        crate::packages::install_for(&mut options)?;
         // A dumpable session's randomness is seeded by the host (QuickJS's
         // Math.random; CPython's os.urandom, random and string hash), so
         // that a replay draws the same numbers; its journal keeps the seed.

@@ -1,0 +1,102 @@
+//! Packages for CPython guests (docs/data.md, "Packages"): installed on the
+//! host by uv, wheels only, into a read-only, content-addressed cache that
+//! later sessions reuse; the guest imports them under `require` and never
+//! has the network. The test command points `STOCKADE_UV` at the uv that
+//! scripts/dist installed; the index is PyPI, cached by uv where the
+//! machine keeps its cache.
+
+use std::path::PathBuf;
+
+use stockade::{
+    ConfigurationKind, Error, Interpreter, Language, SandboxMode, Session, SessionOptions, Value,
+};
+
+fn options(packages: &[&str]) -> SessionOptions {
+    assert!(
+        std::env::var_os("STOCKADE_UV").is_some(),
+        "these tests install packages with uv: set STOCKADE_UV (scripts/test sets it to .venv/bin/uv)"
+    );
+    SessionOptions::new(Language::Python)
+        .engine(Interpreter::CPython)
+        .sandbox(SandboxMode::Require)
+        .packages(packages.iter().map(|p| (*p).to_owned()).collect())
+}
+
+fn s(text: &str) -> Value {
+    Value::Str(text.to_owned())
+}
+
+#[test]
+fn a_sessions_packages_are_installed_on_the_host_once_and_imported_read_only() {
+    let mut session = Session::new(options(&["tabulate==0.10.0"])).expect("starts");
+    let code =
+        "import tabulate\n[tabulate.__version__, tabulate.tabulate([[1, 2]], headers=['a', 'b'])]";
+    assert_eq!(
+        session.run(code).unwrap(),
+        Value::List(vec![s("0.10.0"), s("  a    b\n---  ---\n  1    2")])
+    );
+    // The installed tree is read-only: neither the guest nor a later
+    // session changes it.
+    let dir = session
+        .run("import os\nos.path.dirname(os.path.dirname(tabulate.__file__))")
+        .unwrap();
+    let Value::Str(dir) = dir else {
+        panic!("a directory")
+    };
+    let write = format!("open({:?} + '/tabulate/x.py', 'w')", dir);
+    assert!(matches!(session.run(&write), Err(Error::Guest(_))));
+    let complete = PathBuf::from(&dir).with_file_name("complete");
+    let marked = std::fs::metadata(&complete).unwrap().modified().unwrap();
+    let meta = std::fs::metadata(PathBuf::from(&dir).join("tabulate/__init__.py")).unwrap();
+    assert!(meta.permissions().readonly(), "{dir} is writable");
+    // A second session with the same requirements (in another order, with
+    // a repeat) is shown the same directory, installed once.
+    let mut again =
+        Session::new(options(&[" tabulate==0.10.0", "tabulate==0.10.0"])).expect("starts");
+    let code = "import os, tabulate\nos.path.dirname(os.path.dirname(tabulate.__file__))";
+    assert_eq!(again.run(code).unwrap(), Value::Str(dir));
+    assert_eq!(
+        std::fs::metadata(&complete).unwrap().modified().unwrap(),
+        marked
+    );
+}
+
+#[test]
+fn a_package_the_index_cannot_give_is_a_configuration_error_naming_it() {
+    let missing = "stockade-test-no-such-package==1.0";
+    match Session::new(options(&[missing])) {
+        Err(Error::Configuration(err)) => {
+            assert_eq!(err.kind(), ConfigurationKind::PackagesUnavailable, "{err}");
+            let text = err.to_string();
+            assert!(
+                text.contains(missing) && text.contains("package index"),
+                "{text}"
+            );
+        }
+        other => panic!("a missing package started a session: {other:?}"),
+    }
+}
+
+#[test]
+fn requirements_that_are_urls_paths_or_options_are_refused_before_anything_runs() {
+    for bad in [
+        "pkg @ https://example.com/pkg-1.0-py3-none-any.whl",
+        "./pkg",
+        "--index-url=http://127.0.0.1:9/simple",
+        "-e .",
+    ] {
+        match Session::new(options(&[bad])) {
+            Err(Error::Configuration(err)) => {
+                assert_eq!(err.kind(), ConfigurationKind::InvalidOption, "{bad}: {err}");
+            }
+            other => panic!("{bad:?} was not refused: {other:?}"),
+        }
+    }
+    let monty = options(&["tabulate"]).engine(Interpreter::Monty);
+    match Session::new(monty) {
+        Err(Error::Configuration(err)) => {
+            assert!(err.to_string().contains("cpython"), "{err}")
+        }
+        other => panic!("packages on monty were not refused: {other:?}"),
+    }
+}
