@@ -524,7 +524,7 @@ fn files(path: &str) {
 /// `readable` trees, as a CPython worker's), and prints `<nr> <outcome>`:
 /// `ok N`, `err E`, `killed` (SIGSYS), or `ended` (the call ended the
 /// child some other way, as exit does).
-fn sweep(last: i64, readable: Vec<std::path::PathBuf>) {
+fn sweep(last: i64, readable: Vec<std::path::PathBuf>, scratch: bool) {
     for nr in 0..=last {
         let mut fds = [0; 2];
         // SAFETY: pipe(2) fills the two-element array.
@@ -536,10 +536,16 @@ fn sweep(last: i64, readable: Vec<std::path::PathBuf>) {
         // applies the sandbox, fires one call and leaves through _exit.
         let child = unsafe { libc::fork() };
         if child == 0 {
-            // SAFETY: closes the child's copy of the read end.
-            unsafe { libc::close(fds[0]) };
+            // SAFETY: closes the child's copy of the read end; the alarm
+            // (set before the filter, which refuses `alarm`) ends a call
+            // that waits forever with zero arguments (`ppoll`).
+            unsafe {
+                libc::close(fds[0]);
+                libc::alarm(2);
+            }
             let config = SandboxConfig {
                 readable: readable.clone(),
+                scratch: scratch.then_some(1 << 20),
                 ..SandboxConfig::new(SandboxMode::Require, Some(10))
             };
             if stockade_sandbox::apply(&config).is_err() {
@@ -577,6 +583,8 @@ fn sweep(last: i64, readable: Vec<std::path::PathBuf>) {
             String::from_utf8_lossy(&buf[..n as usize]).into_owned()
         } else if libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGSYS {
             "killed".to_owned()
+        } else if libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGALRM {
+            "blocked".to_owned()
         } else if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 78 {
             "no-sandbox".to_owned()
         } else {
@@ -589,11 +597,18 @@ fn sweep(last: i64, readable: Vec<std::path::PathBuf>) {
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("sweep") {
-        // `sweep LAST DIR...`: DIRs are readable trees.
-        let readable = args.iter().skip(2).map(std::path::PathBuf::from).collect();
+        // `sweep LAST [--scratch] DIR...`: DIRs are readable trees;
+        // `--scratch` mounts a scratch directory too.
+        let scratch = args.get(2).is_some_and(|arg| arg == "--scratch");
+        let readable = args
+            .iter()
+            .skip(if scratch { 3 } else { 2 })
+            .map(std::path::PathBuf::from)
+            .collect();
         sweep(
             args.get(1).and_then(|s| s.parse().ok()).unwrap_or(511),
             readable,
+            scratch,
         );
         return;
     }

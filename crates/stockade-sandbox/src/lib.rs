@@ -79,15 +79,6 @@ impl SandboxConfig {
         }
     }
 
-    /// The seccomp allow-list: the interpreter's when there are trees to read.
-    pub fn profile(&self) -> Profile {
-        if self.readable.is_empty() {
-            Profile::Closed
-        } else {
-            Profile::Interpreter
-        }
-    }
-
     fn wants(&self, layer: Layer) -> bool {
         !self.skip.contains(&layer)
     }
@@ -117,9 +108,9 @@ pub fn apply(config: &SandboxConfig) -> Result<Report, SandboxError> {
     identity::not_dumpable(&mut req)?;
     identity::become_nobody_if_root(&mut req)?;
     const LEFT_OUT: &str = "left out on purpose";
-    let scratch = config
-        .scratch
-        .filter(|_| config.profile() == Profile::Interpreter);
+    // Only an engine that reads files itself writes them itself.
+    let reads_files = !config.readable.is_empty();
+    let scratch = config.scratch.filter(|_| reads_files);
     let mut mounted = false;
     if config.wants(Layer::Namespaces) {
         let hidden = readable::still_hidden(&config.hidden, &config.readable)
@@ -139,11 +130,19 @@ pub fn apply(config: &SandboxConfig) -> Result<Report, SandboxError> {
     if scratch.is_some() && !mounted {
         req.note("scratch: none (it needs the empty root)");
     }
+    // The file calls the filter allows follow what is mounted: writing
+    // only where a scratch is (without the empty root's read-only mounts,
+    // the filter is what keeps writes off the host).
+    let profile = match (reads_files, mounted) {
+        (false, _) => Profile::Closed,
+        (true, false) => Profile::Interpreter,
+        (true, true) => Profile::Scratch,
+    };
     rlimits::cap_open_files(
         &mut req,
-        match config.profile() {
+        match profile {
             Profile::Closed => rlimits::OPEN_FILES,
-            Profile::Interpreter => rlimits::INTERPRETER_OPEN_FILES,
+            Profile::Interpreter | Profile::Scratch => rlimits::INTERPRETER_OPEN_FILES,
         },
     )?;
     // A template whose workers mount their own scratch leaves them the
@@ -186,12 +185,7 @@ pub fn apply(config: &SandboxConfig) -> Result<Report, SandboxError> {
         lsm::restrict(&mut req, &readable, scratch_dir)?;
     }
     if config.wants(Layer::Seccomp) {
-        seccomp::install(
-            &mut req,
-            config.verified_seccomp,
-            config.profile(),
-            config.template,
-        )?;
+        seccomp::install(&mut req, config.verified_seccomp, profile, config.template)?;
     } else {
         req.unavailable(Layer::Seccomp, LEFT_OUT)?;
     }
@@ -205,7 +199,7 @@ pub fn apply(config: &SandboxConfig) -> Result<Report, SandboxError> {
         mode: config.mode,
         readable: readable.clone(),
         scratch,
-        landlock: landlock && lsm::fully_enforceable(),
+        landlock,
     });
     let mut report = req.into_report();
     report.forked = forked;
@@ -223,14 +217,26 @@ pub fn apply(config: &SandboxConfig) -> Result<Report, SandboxError> {
 /// template's, shared by all its workers: they cannot reach each other
 /// through any of them (docs/security.md, "Workers forked from a
 /// template").
-pub fn enter_forked_worker(seccomp: bool, forked: Option<&Forked>) -> Result<(), SandboxError> {
+///
+/// Returns notes for the worker's report: what it put in force itself.
+pub fn enter_forked_worker(
+    seccomp: bool,
+    forked: Option<&Forked>,
+) -> Result<Vec<String>, SandboxError> {
+    let mut notes = Vec::new();
     if let Some(forked) = forked {
         let mut req = Requirement::new(forked.mode);
-        if let Err(why) = own_scratch(forked) {
-            req.unavailable(
+        match own_scratch(forked) {
+            Ok(bytes) => notes.push(format!(
+                "its own {bytes}-byte scratch at {}",
+                scratch::SCRATCH_DIR
+            )),
+            // In auto mode: the template's read-only empty directory stays,
+            // and the worker writes nowhere.
+            Err(why) => req.unavailable(
                 Layer::EmptyRoot,
                 format!("the forked worker's scratch: {why}"),
-            )?;
+            )?,
         }
         identity::drop_capabilities(&mut req)?;
         if forked.landlock {
@@ -240,27 +246,37 @@ pub fn enter_forked_worker(seccomp: bool, forked: Option<&Forked>) -> Result<(),
                 Some(std::path::Path::new(scratch::SCRATCH_DIR)),
             )?;
         }
-        let report = req.into_report();
-        // Without its own scratch (auto mode) the worker writes nowhere;
-        // without either of the others it must not run.
-        if let Some(missing) = report.missing.iter().find(|m| m.layer != Layer::EmptyRoot) {
-            return Err(SandboxError::Narrowing(format!(
-                "a forked worker could not put {} in force: {}",
-                missing.layer, missing.reason
-            )));
+        if !req.is_applied(Layer::NoCapabilities) {
+            return Err(SandboxError::Narrowing(
+                "a forked worker could not drop its capabilities".into(),
+            ));
         }
+        notes.push("capabilities dropped".into());
+        if req.is_applied(Layer::LandlockFilesystem) {
+            notes.push("Landlock of its own".into());
+        }
+        let report = req.into_report();
+        notes.extend(
+            report
+                .missing
+                .iter()
+                .map(|m| format!("{}: {}", m.layer, m.reason)),
+        );
+        notes.extend(report.extras);
     }
     if !seccomp {
-        return Ok(());
+        return Ok(notes);
     }
     seccomp::narrow(std::process::id()).map_err(SandboxError::Narrowing)?;
-    selftest::narrowed(forked.is_some()).map_err(SandboxError::SelfTestFailed)
+    notes.push("the seccomp filter narrowed to this worker".into());
+    selftest::narrowed(forked).map_err(SandboxError::SelfTestFailed)?;
+    Ok(notes)
 }
 
 /// A forked worker's own scratch: a mount namespace of its own, a new
 /// tmpfs over the scratch directory, and in it the readable trees that lie
 /// beneath that directory (cloned before the tmpfs covers them).
-fn own_scratch(forked: &Forked) -> Result<(), String> {
+fn own_scratch(forked: &Forked) -> Result<u64, String> {
     let bytes = forked.scratch.ok_or("no size")?;
     // SAFETY: a new mount namespace only; the process has one thread (it
     // was just forked from the template's session thread).
@@ -276,5 +292,6 @@ fn own_scratch(forked: &Forked) -> Result<(), String> {
     scratch::mount_scratch(scratch::SCRATCH_DIR, bytes)?;
     readable::attach(trees, "/")?;
     rustix::process::chdir(scratch::SCRATCH_DIR)
-        .map_err(|e| format!("cannot enter the scratch directory: {e}"))
+        .map_err(|e| format!("cannot enter the scratch directory: {e}"))?;
+    Ok(bytes)
 }

@@ -24,12 +24,14 @@ pub enum InRoot {
     Scratch(u64),
 }
 
-/// The flags the scratch is mounted with: nothing on it runs, nothing on
-/// it is a device or raises privileges. A template's seccomp filter lets
-/// its forked workers mount with exactly these.
-pub const SCRATCH_MOUNT_FLAGS: MountFlags = MountFlags::NOSUID
-    .union(MountFlags::NODEV)
-    .union(MountFlags::NOEXEC);
+/// The flags the scratch is mounted with: nothing on it is a device or
+/// raises privileges. Its files may be mapped executable: libffi makes
+/// ctypes' callbacks (threadpoolctl's, scikit-learn's) from a scratch file
+/// mapped twice, writable and executable apart, and a guest that may call
+/// any C function through ctypes gains nothing from a library it wrote;
+/// `execve` stays killed. A template's seccomp filter lets its forked
+/// workers mount with exactly these flags.
+pub const SCRATCH_MOUNT_FLAGS: MountFlags = MountFlags::NOSUID.union(MountFlags::NODEV);
 
 /// Bytes of scratch one inode stands for: the inode count is bounded too,
 /// since each costs the kernel memory that the byte size does not count.

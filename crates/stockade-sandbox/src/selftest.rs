@@ -127,17 +127,9 @@ pub fn run(
 /// In a worker forked from a template, once it narrowed the template's
 /// filter: what the template may do and the worker may not (signal
 /// another process, fork as the template does) must fail.
-pub fn narrowed(own_scratch: bool) -> Result<(), String> {
-    if own_scratch {
-        // Its filesystem layers are its own: what they should stop.
-        if std::fs::read("/etc/passwd").is_ok() {
-            return Err("a forked worker may read /etc/passwd".into());
-        }
-        let path = format!("/stockade-selftest-{}", std::process::id());
-        if std::fs::write(&path, b"x").is_ok() {
-            let _ = std::fs::remove_file(&path);
-            return Err(format!("a forked worker may write {path}"));
-        }
+pub fn narrowed(forked: Option<&crate::Forked>) -> Result<(), String> {
+    if let Some(forked) = forked {
+        own_layers(forked)?;
     }
     let parent = rustix::process::getppid().map_or(1, |p| p.as_raw_nonzero().get());
     // SAFETY: kill with signal 0 only checks permission; no signal is sent.
@@ -164,4 +156,61 @@ pub fn narrowed(own_scratch: bool) -> Result<(), String> {
         return Err("a forked worker may fork as its template does".into());
     }
     Ok(())
+}
+
+/// The layers a forked worker put in force itself, probed: its
+/// capabilities are gone (a file of its own with no permission bits
+/// cannot be opened, as it could with `CAP_DAC_OVERRIDE`), and, where it
+/// entered Landlock, a file of a readable tree cannot be opened for
+/// writing for Landlock's sake (EACCES), not only the mount's (EROFS).
+fn own_layers(forked: &crate::Forked) -> Result<(), String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let probe = format!(
+        "{}/.stockade-selftest-{}",
+        crate::scratch::SCRATCH_DIR,
+        std::process::id()
+    );
+    if std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o000)
+        .open(&probe)
+        .is_ok()
+    {
+        let opened = std::fs::File::open(&probe);
+        let _ = std::fs::remove_file(&probe);
+        if opened.is_ok() {
+            return Err("a forked worker kept the capability to read any file".into());
+        }
+    }
+    if forked.landlock
+        && let Some(file) = first_file(&forked.readable)
+    {
+        match std::fs::OpenOptions::new().write(true).open(&file) {
+            Ok(_) => return Err(format!("a forked worker may write {}", file.display())),
+            Err(err) if err.raw_os_error() != Some(libc::EACCES) => {
+                return Err(format!(
+                    "a forked worker's Landlock did not refuse writing {} ({err})",
+                    file.display()
+                ));
+            }
+            Err(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// A regular file among the readable trees (a file named itself, or one
+/// at the top of a directory), for the Landlock probe.
+fn first_file(readable: &[PathBuf]) -> Option<PathBuf> {
+    readable.iter().find_map(|path| {
+        if path.is_file() {
+            return Some(path.clone());
+        }
+        std::fs::read_dir(path)
+            .ok()?
+            .flatten()
+            .map(|entry| entry.path())
+            .find(|entry| entry.is_file())
+    })
 }

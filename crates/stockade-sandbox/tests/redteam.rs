@@ -502,20 +502,19 @@ fn without_namespaces_landlock_lets_only_the_readable_tree_be_read() {
 }
 
 #[test]
-fn with_seccomp_alone_writing_is_left_to_the_mounts_and_landlock() {
+fn with_seccomp_alone_files_open_for_reading_only() {
     let trees = Trees::new("seccomp-files");
     let results = trees.attempt(
         &["--skip", "namespaces", "--skip", "landlock"],
         &["other/secret.txt", "pkg"],
     );
-    // Only seccomp stands. An interpreter's filter lets file calls through
-    // (it writes its scratch, and a filter cannot read a path): where they
-    // may act is what the read-only mounts and Landlock decide, each alone
-    // (the two tests above). This pins that trade-off, so that a change to
-    // it is a decision, not an accident.
+    // Only seccomp stands (no empty root, so no scratch either), so the
+    // host file is readable; every way of writing is refused by the filter
+    // itself: the writing calls come only with a mounted scratch.
     assert_eq!(results["read other/secret.txt"], "ok 9");
-    assert_ne!(results["write other/secret.txt"], EPERM);
-    assert_ne!(results["create-in pkg"], EPERM);
+    assert_eq!(results["write other/secret.txt"], EPERM);
+    assert_eq!(results["create other/secret.txt"], EPERM);
+    assert_eq!(results["create-in pkg"], EPERM);
 }
 
 #[test]
@@ -536,9 +535,7 @@ fn hidden_paths_inside_a_readable_tree_show_nothing() {
         "the hidden directory is empty"
     );
     assert_eq!(results["list pkg/private"], "ok 0", "no entries");
-    // Refused by the read-only cover (EROFS); the filter lets file calls
-    // through (with_seccomp_alone_writing_is_left_to_the_mounts_and_landlock).
-    assert_eq!(results["create-in pkg/private"], "err 30");
+    assert_eq!(results["create-in pkg/private"], "err 1");
     assert_eq!(
         results["read pkg/test_module.so"], "ok 0",
         "the hidden file reads empty"
@@ -611,6 +608,9 @@ fn the_documented_system_call_sweep_is_what_the_filter_lets_through() {
         documented_numbers(closed_doc),
         "rerun scripts/syscall-sweep and put its output in docs/security.md"
     );
+    let (readable_doc, scratch_doc) = readable_doc
+        .split_once("With a scratch")
+        .expect("and its part for a scratch directory");
     let readable = sweep(&["/usr"]);
     let mut both = documented_numbers(closed_doc);
     both.extend(documented_numbers(readable_doc));
@@ -619,6 +619,15 @@ fn the_documented_system_call_sweep_is_what_the_filter_lets_through() {
         let_through(&readable),
         both,
         "rerun scripts/syscall-sweep --readable and put what it adds in docs/security.md"
+    );
+    let scratch = sweep(&["--scratch", "/usr"]);
+    let mut all = both.clone();
+    all.extend(documented_numbers(scratch_doc));
+    all.sort_unstable();
+    assert_eq!(
+        let_through(&scratch),
+        all,
+        "rerun scripts/syscall-sweep --scratch and put what it adds in docs/security.md"
     );
     // The calls that kill, as the kill list names them, and the one ENOSYS.
     let killed: Vec<&str> = KILLED

@@ -173,17 +173,18 @@ fn become_worker(
     {
         return Err(fatal(&mut link, WorkerExit::Config, why));
     }
-    if let Err(err) = stockade_sandbox::enter_forked_worker(sandbox.has(Layer::Seccomp), forked) {
-        return Err(fatal(&mut link, WorkerExit::Config, err.to_string()));
-    }
-    sandbox.extras.push(
-        if forked.is_some() {
-            "forked from a template: its sandbox, with a scratch, capabilities dropped and Landlock of its own, and the seccomp filter narrowed to this worker"
-        } else {
-            "forked from a template: its sandbox, with the seccomp filter narrowed to this worker"
+    match stockade_sandbox::enter_forked_worker(sandbox.has(Layer::Seccomp), forked) {
+        Ok(notes) if notes.is_empty() => {
+            sandbox
+                .extras
+                .push("forked from a template: its sandbox".into());
         }
-        .into(),
-    );
+        Ok(notes) => sandbox.extras.push(format!(
+            "forked from a template: its sandbox, with {}",
+            notes.join(", ")
+        )),
+        Err(err) => return Err(fatal(&mut link, WorkerExit::Config, err.to_string())),
+    }
     match link.read_frame() {
         Ok(Some(sent)) if sent == payload => Ok(link),
         Ok(None) => Err(0),

@@ -172,7 +172,8 @@ fn documented(text: &str) -> (BTreeSet<u32>, BTreeSet<u32>) {
             continue;
         };
         listed.insert(nr);
-        if result == "ended" {
+        // Those that end the caller, or wait forever with zero arguments.
+        if result == "ended" || result == "blocked" {
             ended.insert(nr);
         }
     }

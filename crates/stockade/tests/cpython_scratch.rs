@@ -224,3 +224,31 @@ fn a_restored_cpython_session_finds_the_files_its_feeds_wrote_in_its_scratch() {
         s("from the first feed, and the second")
     );
 }
+
+#[test]
+fn locks_are_answered_without_being_taken() {
+    // A guest's lock would be kernel memory no limit counts, and one on a
+    // file of the readable trees would reach other workers and the host:
+    // each is answered with success, unrun, and the host can still lock
+    // the file the guest "locked".
+    let mut session = Session::new(options()).expect("starts");
+    let code = r#"
+import fcntl, os, struct
+held = open(os.__file__, "rb")
+fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+mine = open("/tmp/locked", "wb")
+fcntl.lockf(mine, fcntl.LOCK_EX | fcntl.LOCK_NB)
+fcntl.fcntl(mine, fcntl.F_SETLK, struct.pack("hhllhh", fcntl.F_WRLCK, 0, 0, 0, 0, 0))
+os.__file__
+"#;
+    let Value::Str(stdlib_file) = session.run(code).unwrap() else {
+        panic!("the module's path")
+    };
+    let file = std::fs::File::open(&stdlib_file).unwrap();
+    rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive)
+        .expect("the host locks what the guest 'locked': the guest's lock was never taken");
+    rustix::fs::flock(&file, rustix::fs::FlockOperation::Unlock).unwrap();
+    // Still a working session, whose database (which locks) works.
+    let db = "import sqlite3\nc = sqlite3.connect('/tmp/l.db')\nc.execute('create table t(a)')\nc.execute('insert into t values (1)')\nc.commit()\nc.execute('select count(*) from t').fetchone()[0]";
+    assert_eq!(session.run(db).unwrap(), Value::Int(1));
+}

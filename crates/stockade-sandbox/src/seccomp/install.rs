@@ -21,6 +21,18 @@ pub struct Programs {
     killed: BpfProgram,
     allowed: BpfProgram,
     enosys: BpfProgram,
+    /// Calls answered with success unrun (locks, for a worker with a
+    /// scratch), when the policy has any: an ERRNO(0) outranks the
+    /// allow-list's ALLOW.
+    faked: Option<BpfProgram>,
+}
+
+impl Programs {
+    fn in_order(&self) -> impl Iterator<Item = &BpfProgram> {
+        [&self.killed, &self.allowed, &self.enosys]
+            .into_iter()
+            .chain(self.faked.as_ref())
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -55,6 +67,15 @@ pub fn compile(target: Target, profile: Profile) -> Result<Programs, String> {
             SeccompAction::Allow,
             SeccompAction::Errno(libc::ENOSYS as u32),
         )?,
+        faked: if policy.faked.is_empty() {
+            None
+        } else {
+            Some(build(
+                policy.faked,
+                SeccompAction::Allow,
+                SeccompAction::Errno(0),
+            )?)
+        },
     })
 }
 
@@ -98,7 +119,7 @@ fn install_filter(program: &[sock_filter]) -> Result<(), String> {
 /// Installs the filters, in order, on every thread of the process.
 pub fn apply(programs: &Programs) -> Result<(), String> {
     rustix::thread::set_no_new_privs(true).map_err(|e| format!("cannot set no_new_privs: {e}"))?;
-    for program in [&programs.killed, &programs.allowed, &programs.enosys] {
+    for program in programs.in_order() {
         install_filter(program)?;
     }
     Ok(())
@@ -216,7 +237,7 @@ pub fn fingerprint(target: Target, profile: Profile) -> Option<u64> {
     // must not depend on a per-process random seed.
     let mut hasher = Fnv(0xcbf2_9ce4_8422_2325);
     release.hash(&mut hasher);
-    for program in [&programs.killed, &programs.allowed, &programs.enosys] {
+    for program in programs.in_order() {
         for insn in program {
             (insn.code, insn.jt, insn.jf, insn.k).hash(&mut hasher);
         }

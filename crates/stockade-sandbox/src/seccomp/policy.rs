@@ -65,6 +65,9 @@ pub struct Policy {
     /// Allowed calls, each with the argument rules of which one must hold
     /// (no rules: any arguments).
     pub allowed: BTreeMap<i64, Vec<SeccompRule>>,
+    /// Calls answered with success without running (their rules as for
+    /// `allowed`); they must be allowed too.
+    pub faked: BTreeMap<i64, Vec<SeccompRule>>,
     /// Calls that kill the worker.
     pub killed: Vec<i64>,
     /// Calls answered with ENOSYS so the C library falls back to an older
@@ -176,6 +179,11 @@ pub enum Profile {
     /// Landlock decide which exist), and `uname` answers (for the worker's
     /// own UTS namespace, whose host name is `stockade`).
     Interpreter,
+    /// [`Profile::Interpreter`] with a scratch directory mounted (only
+    /// then: without the empty root's read-only mounts the filter is all
+    /// that keeps writes off the host): files may also be made, written,
+    /// renamed and removed, where the mounts and Landlock allow.
+    Scratch,
 }
 
 /// The calls reading a file tree needs, and `uname`, added for
@@ -185,6 +193,9 @@ fn interpreter_calls(allowed: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<()
     for call in [
         libc::SYS_uname,
         libc::SYS_newfstatat,
+        // The older forms some statically linked libraries call (duckdb).
+        libc::SYS_stat,
+        libc::SYS_lstat,
         libc::SYS_fstat,
         libc::SYS_statx,
         libc::SYS_lseek,
@@ -198,6 +209,85 @@ fn interpreter_calls(allowed: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<()
     ] {
         allowed.insert(call, Vec::new());
     }
+    // Waiting on the process's own descriptors (pipes, eventfds): the
+    // event loops of Rust and C++ libraries (polars, duckdb) make an epoll
+    // instance or an eventfd at start and give up without one.
+    for call in [
+        libc::SYS_poll,
+        libc::SYS_ppoll,
+        libc::SYS_epoll_create1,
+        libc::SYS_epoll_ctl,
+        libc::SYS_epoll_wait,
+        libc::SYS_epoll_pwait,
+        libc::SYS_epoll_pwait2,
+        libc::SYS_eventfd2,
+        libc::SYS_pipe2,
+    ] {
+        allowed.insert(call, Vec::new());
+    }
+    // Close-on-exec set and cleared (how CPython's `os.set_inheritable`,
+    // and so `tempfile`, marks a descriptor); no other ioctl.
+    allowed.insert(
+        libc::SYS_ioctl,
+        [libc::FIOCLEX, libc::FIONCLEX]
+            .into_iter()
+            .map(|request| rule(vec![arg(1, SeccompCmpOp::Eq, request)?]))
+            .collect::<Result<_, _>>()?,
+    );
+    // openat with no write access, no creation, no truncation and no
+    // unnamed temporary file (O_TMPFILE less its O_DIRECTORY bit);
+    // `scratch_calls` lifts that where a scratch is mounted.
+    let tmpfile = (libc::O_TMPFILE & !libc::O_DIRECTORY) as u64;
+    let writing = (libc::O_ACCMODE | libc::O_CREAT | libc::O_TRUNC) as u64 | tmpfile;
+    allowed.insert(
+        libc::SYS_openat,
+        vec![rule(vec![arg(2, SeccompCmpOp::MaskedEq(writing), 0)?])?],
+    );
+    allowed.insert(libc::SYS_fcntl, fcntl_rules(&DESCRIPTOR_FLAGS)?);
+    Ok(())
+}
+
+/// `fcntl` commands on a descriptor's own flags (close-on-exec, the open
+/// mode) and its duplication (bounded by the open-files limit; Rust's
+/// `try_clone`, CPython's `os.dup`): not leases, signals or pipes' sizes.
+const DESCRIPTOR_FLAGS: [i32; 6] = [
+    libc::F_GETFD,
+    libc::F_SETFD,
+    libc::F_GETFL,
+    libc::F_SETFL,
+    libc::F_DUPFD,
+    libc::F_DUPFD_CLOEXEC,
+];
+
+/// `fcntl` commands that take or test a record lock (sqlite's).
+const RECORD_LOCKS: [i32; 6] = [
+    libc::F_GETLK,
+    libc::F_SETLK,
+    libc::F_SETLKW,
+    libc::F_OFD_GETLK,
+    libc::F_OFD_SETLK,
+    libc::F_OFD_SETLKW,
+];
+
+/// The lock commands that take a lock: answered as if they had, unrun
+/// ([`Policy::faked`]).
+const LOCK_TAKING: [i32; 4] = [
+    libc::F_SETLK,
+    libc::F_SETLKW,
+    libc::F_OFD_SETLK,
+    libc::F_OFD_SETLKW,
+];
+
+fn fcntl_rules(commands: &[i32]) -> Result<Vec<SeccompRule>, BackendError> {
+    commands
+        .iter()
+        .map(|&cmd| rule(vec![arg(1, SeccompCmpOp::Eq, cmd as u64)?]))
+        .collect()
+}
+
+/// The calls a scratch directory adds, for [`Profile::Scratch`].
+#[cfg(target_arch = "x86_64")]
+fn scratch_calls(allowed: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), BackendError> {
     // The scratch directory's calls: making, writing, syncing, locking and
     // removing files. Where they may act is for the mounts (every tree but
     // the scratch is read-only) and Landlock (writing only beneath the
@@ -242,36 +332,24 @@ fn interpreter_calls(allowed: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<()
     ] {
         allowed.insert(call, Vec::new());
     }
-    // Close-on-exec set and cleared (how CPython's `os.set_inheritable`,
-    // and so `tempfile`, marks a descriptor); no other ioctl.
-    allowed.insert(
-        libc::SYS_ioctl,
-        [libc::FIOCLEX, libc::FIONCLEX]
-            .into_iter()
-            .map(|request| rule(vec![arg(1, SeccompCmpOp::Eq, request)?]))
-            .collect::<Result<_, _>>()?,
-    );
-    // Descriptor flags and record locks (sqlite's): not leases, signals,
-    // pipes' sizes or duplication.
-    allowed.insert(
-        libc::SYS_fcntl,
-        [
-            libc::F_GETFD,
-            libc::F_SETFD,
-            libc::F_GETFL,
-            libc::F_SETFL,
-            libc::F_GETLK,
-            libc::F_SETLK,
-            libc::F_SETLKW,
-            libc::F_OFD_GETLK,
-            libc::F_OFD_SETLK,
-            libc::F_OFD_SETLKW,
-        ]
-        .into_iter()
-        .map(|cmd| rule(vec![arg(1, SeccompCmpOp::Eq, cmd as u64)?]))
-        .collect::<Result<_, _>>()?,
-    );
+    let mut fcntl: Vec<i32> = DESCRIPTOR_FLAGS.to_vec();
+    fcntl.extend(RECORD_LOCKS);
+    allowed.insert(libc::SYS_fcntl, fcntl_rules(&fcntl)?);
     Ok(())
+}
+
+/// What a worker with a scratch is answered success for without the call
+/// running: taking a lock (`flock`, and `fcntl`'s record and open-file
+/// locks). Its files are its own, so a lock protects nothing; taken for
+/// real, each lock is kernel memory no limit counts, and a lock on a file
+/// of the readable trees (shared with every worker and the host) would
+/// reach beyond the worker.
+#[cfg(target_arch = "x86_64")]
+fn faked_calls() -> Result<BTreeMap<i64, Vec<SeccompRule>>, BackendError> {
+    let mut faked = BTreeMap::new();
+    faked.insert(libc::SYS_flock, Vec::new());
+    faked.insert(libc::SYS_fcntl, fcntl_rules(&LOCK_TAKING)?);
+    Ok(faked)
 }
 
 /// Whose filter a policy is.
@@ -498,9 +576,17 @@ pub fn worker_policy(target: Target, profile: Profile) -> Result<Policy, Backend
         first_is(&[libc::SECCOMP_SET_MODE_FILTER as u64])?,
     );
 
-    if profile == Profile::Interpreter {
+    if profile != Profile::Closed {
         interpreter_calls(&mut allowed)?;
     }
+    if profile == Profile::Scratch {
+        scratch_calls(&mut allowed)?;
+    }
+    let faked = if profile == Profile::Scratch {
+        faked_calls()?
+    } else {
+        BTreeMap::new()
+    };
 
     let killed = KILLED
         .iter()
@@ -509,6 +595,7 @@ pub fn worker_policy(target: Target, profile: Profile) -> Result<Policy, Backend
         .collect();
     Ok(Policy {
         allowed,
+        faked,
         killed,
         enosys: vec![libc::SYS_clone3],
     })
