@@ -537,4 +537,11 @@ fn a_server_installs_only_the_packages_on_its_allow_list() {
         }
         other => panic!("a package off the allow-list was installed: {other:?}"),
     }
+    // A version range would make the server install set after set.
+    match Session::new(cpython(&["tabulate>=0.9"])) {
+        Err(Error::Configuration(err)) => {
+            assert!(err.to_string().contains("pinned"), "{err}");
+        }
+        other => panic!("a version range was installed: {other:?}"),
+    }
 }

@@ -71,7 +71,58 @@ pub fn check_requirement(text: &str) -> Result<(), String> {
             "package requirement {shown:?} has {bad:?}: name packages from the index (a name, extras, versions, markers), not URLs or paths"
         ));
     }
+    // A file name (uv would read it as a path): a wheel or an archive.
+    let before_markers = text
+        .split(';')
+        .next()
+        .unwrap_or(text)
+        .trim()
+        .to_ascii_lowercase();
+    if [
+        ".whl", ".zip", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar",
+    ]
+    .iter()
+    .any(|ending| before_markers.ends_with(ending))
+    {
+        return Err(format!(
+            "package requirement {shown:?} names a file: name packages from the index, not wheels or archives"
+        ));
+    }
     Ok(())
+}
+
+/// One requirement as the cache keys it: no spaces before its markers (so
+/// `numpy >= 2` and `numpy>=2` are one entry), its markers trimmed.
+fn canonical(requirement: &str) -> String {
+    let (spec, markers) = match requirement.split_once(';') {
+        Some((spec, markers)) => (spec, Some(markers.trim())),
+        None => (requirement, None),
+    };
+    let spec: String = spec.chars().filter(|c| !c.is_whitespace()).collect();
+    match markers {
+        Some(markers) => format!("{spec}; {markers}"),
+        None => spec,
+    }
+}
+
+/// Whether a requirement is what a server installs for a remote client:
+/// a bare name or a name pinned to one version (`pandas==3.1.1`), so that
+/// clients cannot make it install one set after another of version ranges.
+pub fn is_pinned_or_bare(requirement: &str) -> bool {
+    let (name, version) = match requirement.split_once("==") {
+        Some((name, version)) => (name, Some(version)),
+        None => (requirement, None),
+    };
+    let name_ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+    let version_ok = version.is_none_or(|v| {
+        !v.is_empty()
+            && v.chars()
+                .all(|c| c.is_ascii_alphanumeric() || ".+!".contains(c))
+    });
+    name_ok && version_ok
 }
 
 /// The requirements, checked, in the order that keys the cache: sorted,
@@ -87,7 +138,7 @@ pub fn normalise(requirements: &[String]) -> Result<Vec<String>, String> {
     for requirement in requirements {
         let trimmed = requirement.trim();
         check_requirement(trimmed)?;
-        sorted.push(trimmed.to_owned());
+        sorted.push(canonical(trimmed));
     }
     sorted.sort();
     sorted.dedup();
@@ -381,10 +432,35 @@ mod tests {
             "/abs/path",
             "pkg\nother",
             "pkg`id`",
+            "foo-1.0-py3-none-any.whl",
+            "x.tar.gz",
+            "a.zip",
         ] {
             assert!(check_requirement(bad).is_err(), "{bad:?}");
         }
         assert!(check_requirement(&"a".repeat(MAX_REQUIREMENT_LEN + 1)).is_err());
+    }
+
+    #[test]
+    fn spaces_do_not_make_another_cache_entry_and_servers_take_pins_only() -> Result<(), String> {
+        assert_eq!(
+            normalise(&["numpy >= 2".into()])?,
+            normalise(&["numpy>=2".into()])?
+        );
+        assert_eq!(
+            canonical("tzdata ; python_version < '3.12'"),
+            "tzdata; python_version < '3.12'"
+        );
+        assert!(is_pinned_or_bare("pandas==3.1.1") && is_pinned_or_bare("pandas"));
+        for ranged in [
+            "pandas>=3",
+            "pandas==3.*",
+            "pandas[excel]==3.1.1",
+            "pandas; os_name == 'posix'",
+        ] {
+            assert!(!is_pinned_or_bare(&canonical(ranged)), "{ranged}");
+        }
+        Ok(())
     }
 
     #[test]

@@ -102,6 +102,11 @@ impl Default for RelayPolicy {
 fn server_packages(policy: &RelayPolicy, requirements: &[String]) -> Result<Vec<String>, String> {
     let requirements = crate::packages::normalise(requirements)?;
     for requirement in &requirements {
+        if !crate::packages::is_pinned_or_bare(requirement) {
+            return Err(format!(
+                "package requirement {requirement:?}: this server installs a package by name, or pinned to one version (name==version)"
+            ));
+        }
         let name = crate::packages::package_name(requirement);
         if !policy
             .allowed_packages
@@ -113,9 +118,15 @@ fn server_packages(policy: &RelayPolicy, requirements: &[String]) -> Result<Vec<
             ));
         }
     }
-    let python =
-        crate::cpython::find_python(policy.python.as_deref()).map_err(|e| e.to_string())?;
-    let site = crate::packages::installed(&requirements, &python).map_err(|e| e.to_string())?;
+    // What went wrong names the server's paths and index: its log says it,
+    // the client is told which packages.
+    let listed = requirements.join(", ");
+    let hidden = |err: crate::Error| {
+        tracing::warn!(packages = %listed, "cannot install a remote session's packages: {err}");
+        format!("cannot install the packages {listed} on this server (its log says why)")
+    };
+    let python = crate::cpython::find_python(policy.python.as_deref()).map_err(hidden)?;
+    let site = crate::packages::installed(&requirements, &python).map_err(hidden)?;
     Ok(site
         .into_iter()
         .map(|dir| dir.to_string_lossy().into_owned())
