@@ -58,8 +58,15 @@ def mount_files(os_call):
             return None
         if isinstance(path, bytes):
             path = path.decode("utf-8", "surrogateescape")
+        if not path.startswith("/"):
+            # Relative to the working directory (the scratch, /tmp, unless
+            # the guest moved), as the real call would read it.
+            try:
+                path = os.getcwd() + "/" + path
+            except OSError:
+                path = "/" + path
         parts = []
-        for part in ("/" + path if not path.startswith("/") else path).split("/"):
+        for part in path.split("/"):
             if part in ("", "."):
                 continue
             if part == "..":
