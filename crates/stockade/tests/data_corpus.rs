@@ -6,14 +6,16 @@
 //! (`STOCKADE_UV`, which scripts/test sets; uv and the package cache keep
 //! them between runs).
 
+// Its corpus listing is for the other corpora's sixty-program folders.
+#[allow(dead_code)]
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use stockade::{
-    Interpreter, Language, Mount, MountMode, PrintStream, SandboxMode, Session, SessionOptions,
-    Value,
+    Interpreter, Language, Mount, MountMode, SandboxMode, Session, SessionOptions, Value,
 };
 
 /// What the corpus imports, pinned.
@@ -64,21 +66,6 @@ fn options() -> SessionOptions {
         .unwrap(),
     ];
     options
-}
-
-/// What `code` printed on stdout in a new sandboxed session.
-fn in_the_sandbox(code: &str) -> Result<String, String> {
-    let mut session = Session::new(options()).map_err(|e| e.to_string())?;
-    let out = Arc::new(Mutex::new(String::new()));
-    let sink = Arc::clone(&out);
-    session.on_print(move |stream, text| {
-        if stream == PrintStream::Stdout {
-            sink.lock().unwrap().push_str(text);
-        }
-    });
-    session.run(code).map_err(|e| e.to_string())?;
-    let printed = out.lock().unwrap().clone();
-    Ok(printed)
 }
 
 /// The package directory the package layer made (the host runs from it).
@@ -143,7 +130,7 @@ fn every_data_program_prints_in_the_sandbox_what_it_prints_on_the_host() {
         let expected = on_the_host(&program, &site, &scratch);
         let _ = std::fs::remove_dir_all(&scratch);
         let code = std::fs::read_to_string(&program).unwrap();
-        match in_the_sandbox(&code) {
+        match common::stdout_of(options(), &code) {
             Ok(printed) if printed == expected => {}
             Ok(printed) => failed.push(format!(
                 "{name}: printed\n{printed}\ninstead of\n{expected}"
