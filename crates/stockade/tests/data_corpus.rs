@@ -84,13 +84,16 @@ fn site_packages() -> String {
 /// its path: `/data` read from the corpus folder, `/tmp` a directory of
 /// its own, which is also its working directory.
 fn on_the_host(program: &Path, site: &str, scratch: &Path) -> String {
+    // Through placeholders: either directory may itself lie under /tmp.
     let code = std::fs::read_to_string(program)
         .unwrap()
+        .replace("/data/", "\u{0}DATA\u{0}")
+        .replace("/tmp/", "\u{0}TMP\u{0}")
         .replace(
-            "/data/",
+            "\u{0}DATA\u{0}",
             &format!("{}/", corpus_dir().canonicalize().unwrap().display()),
         )
-        .replace("/tmp/", &format!("{}/", scratch.display()));
+        .replace("\u{0}TMP\u{0}", &format!("{}/", scratch.display()));
     let file = scratch.join("program.py");
     std::fs::write(&file, code).unwrap();
     let python = stockade::find_python(None).expect("a Python interpreter");
