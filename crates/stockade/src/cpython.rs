@@ -90,7 +90,7 @@ impl CPythonOptions {
             environ: Vec::new(),
             frozen_clock_us: None,
             max_scratch_bytes: None,
-            // Left only in a remote session's options (install_for).
+            // Left only in a remote session's options (session/start.rs, install_packages).
             packages: self.packages.clone(),
         }
     }
@@ -107,15 +107,7 @@ pub fn available(options: &CPythonOptions, worker: Option<&Path>) -> bool {
         && crate::locate::locate_engine_module(options.module.as_deref(), worker.as_deref()).is_ok()
 }
 
-/// An interpreter that can run the engine.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PythonInterpreter {
-    /// What the interpreter reports as `sys.executable`: a real binary, not
-    /// a shim that needs the host's environment to find one.
-    pub executable: PathBuf,
-    /// `major.minor.micro`.
-    pub version: String,
-}
+pub use crate::python_interpreter::PythonInterpreter;
 
 /// Interpreters already checked, by the name they were asked for.
 static CHECKED: Mutex<Option<HashMap<PathBuf, PythonInterpreter>>> = Mutex::new(None);

@@ -68,6 +68,7 @@ mod packages;
 mod pool;
 mod process;
 mod progress;
+mod python_interpreter;
 mod reaper;
 pub mod relay;
 mod remote;

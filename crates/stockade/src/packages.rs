@@ -14,9 +14,8 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
-use crate::cpython::{PythonInterpreter, find_python};
 use crate::error::{ConfigurationKind, Error};
-use crate::options::{Interpreter, SessionOptions};
+use crate::python_interpreter::PythonInterpreter;
 
 /// Most requirements one session may name, and the longest, in bytes:
 /// what Configure carries to a server.
@@ -264,34 +263,6 @@ pub fn installed(
     std::fs::rename(&partial, &entry)
         .map_err(|e| failed(format!("cannot put the install in place: {e}")))?;
     Ok(Some(site))
-}
-
-/// Installs a local CPython session's `packages` (or finds them in the
-/// cache) and puts their directory last among its `site_packages`, once:
-/// the list is emptied, so a later launch with these options (a spare, a
-/// pool's next worker) shows the same directory without asking again.
-pub(crate) fn install_for(options: &mut SessionOptions) -> Result<(), Error> {
-    if options.cpython.packages.is_empty() {
-        return Ok(());
-    }
-    if options.interpreter() != Interpreter::CPython {
-        return Err(Error::invalid_option(format!(
-            "packages need the cpython engine, not {}",
-            options.interpreter()
-        )));
-    }
-    // A remote session's are the server's to install, from its allow-list.
-    if options.remote.is_some() {
-        return Ok(());
-    }
-    let python = find_python(options.cpython.python.as_deref())?;
-    if let Some(site) = installed(&options.cpython.packages, &python)?
-        && !options.cpython.site_packages.contains(&site)
-    {
-        options.cpython.site_packages.push(site);
-    }
-    options.cpython.packages.clear();
-    Ok(())
 }
 
 /// Runs uv: wheels only, for exactly `python`, into `dir/site`, with no

@@ -124,7 +124,7 @@ impl Session {
         // The default engine is decided once (it looks for an interpreter).
         options.engine = Some(options.interpreter());
         options.validate().map_err(Error::invalid_option)?;
-        crate::packages::install_for(&mut options)?;
+        install_packages(&mut options)?;
         // A dumpable session's randomness is seeded by the host (QuickJS's
         // Math.random; CPython's os.urandom, random and string hash), so
         // that a replay draws the same numbers; its journal keeps the seed.
@@ -348,4 +348,32 @@ impl Session {
             ))),
         }
     }
+}
+
+/// Installs a local CPython session's `packages` (or finds them in the
+/// cache) and puts their directory last among its `site_packages`, once:
+/// the list is emptied, so a later launch with these options (a spare, a
+/// pool's next worker) shows the same directory without asking again.
+fn install_packages(options: &mut SessionOptions) -> Result<(), Error> {
+    if options.cpython.packages.is_empty() {
+        return Ok(());
+    }
+    if options.interpreter() != Interpreter::CPython {
+        return Err(Error::invalid_option(format!(
+            "packages need the cpython engine, not {}",
+            options.interpreter()
+        )));
+    }
+    // A remote session's are the server's to install, from its allow-list.
+    if options.remote.is_some() {
+        return Ok(());
+    }
+    let python = crate::cpython::find_python(options.cpython.python.as_deref())?;
+    if let Some(site) = crate::packages::installed(&options.cpython.packages, &python)?
+        && !options.cpython.site_packages.contains(&site)
+    {
+        options.cpython.site_packages.push(site);
+    }
+    options.cpython.packages.clear();
+    Ok(())
 }
