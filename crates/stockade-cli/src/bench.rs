@@ -10,6 +10,7 @@ use stockade::{Language, Pool, PoolOptions, SandboxMode, Session, SessionOptions
 
 use crate::args::named;
 use crate::exit;
+use crate::output::outln;
 
 /// Measure cold starts, pooled checkouts, round trips and host calls.
 #[derive(Debug, Args)]
@@ -117,15 +118,15 @@ fn measure(args: &BenchArgs) -> Result<Vec<(String, Vec<Duration>)>, stockade::E
 pub fn bench(args: BenchArgs) -> i32 {
     match measure(&args) {
         Ok(rows) => {
-            println!(
+            outln!(
                 "| measurement ({}) | median µs | p95 µs | samples |",
                 args.lang.name()
             );
-            println!("|---|---|---|---|");
+            outln!("|---|---|---|---|");
             for (name, mut samples) in rows {
                 let count = samples.len();
                 let (median, p95) = micros(&mut samples);
-                println!("| {name} | {median:.1} | {p95:.1} | {count} |");
+                outln!("| {name} | {median:.1} | {p95:.1} | {count} |");
             }
             exit::OK
         }

@@ -11,6 +11,7 @@ use stockade::{
 };
 
 use crate::exit;
+use crate::output::outln;
 
 /// Show the worker in use and the sandbox this machine gives.
 #[derive(Debug, Args)]
@@ -98,15 +99,15 @@ impl CPythonCheck {
 
     fn print(&self) {
         match &self.python {
-            Ok((path, version)) => println!("cpython interpreter: {path} (CPython {version})"),
-            Err(err) => println!("cpython interpreter: not found: {err}"),
+            Ok((path, version)) => outln!("cpython interpreter: {path} (CPython {version})"),
+            Err(err) => outln!("cpython interpreter: not found: {err}"),
         }
         match &self.module {
-            Ok(module) => println!("cpython engine module: {module}"),
-            Err(err) => println!("cpython engine module: not found: {err}"),
+            Ok(module) => outln!("cpython engine module: {module}"),
+            Err(err) => outln!("cpython engine module: not found: {err}"),
         }
         match &self.start {
-            Ok((engine, report)) => println!(
+            Ok((engine, report)) => outln!(
                 "engine cpython: starts under require ({engine}); {}",
                 if report.is_complete() {
                     "every layer in force"
@@ -114,9 +115,9 @@ impl CPythonCheck {
                     "layers missing"
                 }
             ),
-            Err(err) => println!(
-                "engine cpython: not available ({err}); Python guests run on monty instead"
-            ),
+            Err(err) => {
+                outln!("engine cpython: not available ({err}); Python guests run on monty instead")
+            }
         }
     }
 }
@@ -205,7 +206,7 @@ pub fn doctor(args: DoctorArgs) -> i32 {
                 ),
             })
             .collect();
-        println!(
+        outln!(
             "{{\"stockade_version\": {}, \"worker\": {}, \"protocol\": {{\"min\": {MIN_SUPPORTED_PROTOCOL_VERSION}, \"max\": {PROTOCOL_VERSION}}}, \"modes\": {{{}}}, \"cpython\": {}}}",
             json_str(env!("CARGO_PKG_VERSION")),
             json_str(&worker.display().to_string()),
@@ -213,13 +214,13 @@ pub fn doctor(args: DoctorArgs) -> i32 {
             cpython.json()
         );
     } else {
-        println!("stockade {}", env!("CARGO_PKG_VERSION"));
-        println!("worker: {}", worker.display());
-        println!("protocol: {MIN_SUPPORTED_PROTOCOL_VERSION}..={PROTOCOL_VERSION}");
+        outln!("stockade {}", env!("CARGO_PKG_VERSION"));
+        outln!("worker: {}", worker.display());
+        outln!("protocol: {MIN_SUPPORTED_PROTOCOL_VERSION}..={PROTOCOL_VERSION}");
         for p in &probes {
             match &p.outcome {
                 Ok((version, engine, report)) => {
-                    println!(
+                    outln!(
                         "sandbox {}: starts (worker {version}, {engine}); {}",
                         p.mode.name(),
                         if report.is_complete() {
@@ -228,15 +229,15 @@ pub fn doctor(args: DoctorArgs) -> i32 {
                             "layers missing"
                         }
                     );
-                    println!("  applied: {}", report.applied.join(", "));
+                    outln!("  applied: {}", report.applied.join(", "));
                     for (layer, why) in &report.missing {
-                        println!("  missing: {layer}: {why}");
+                        outln!("  missing: {layer}: {why}");
                     }
                     for extra in &report.extras {
-                        println!("  note: {extra}");
+                        outln!("  note: {extra}");
                     }
                 }
-                Err(err) => println!("sandbox {}: refuses to start: {err}", p.mode.name()),
+                Err(err) => outln!("sandbox {}: refuses to start: {err}", p.mode.name()),
             }
         }
         cpython.print();

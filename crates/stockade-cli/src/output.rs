@@ -16,3 +16,15 @@ pub fn print_to_stdio(stream: PrintStream, text: &str) {
         PrintStream::Stderr => std::io::stderr().lock().write_all(text.as_bytes()),
     };
 }
+
+/// `println!` for everything the command itself prints. A reader that
+/// stops early (`stockade run f.py | head -1`, `grep -q`) closes the pipe;
+/// `println!` would panic there, and the command's exit status must say how
+/// the guest ended, not that stdout went away.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+pub(crate) use outln;

@@ -14,6 +14,7 @@ use crate::dump_file::{DumpFileArgs, load_session, save_session};
 
 use crate::args::{SessionArgs, named};
 use crate::exit;
+use crate::output::outln;
 use crate::output::print_to_stdio;
 
 /// Read, run and print, in one sandboxed session, until end of input.
@@ -154,7 +155,7 @@ pub fn repl(args: ReplArgs) -> i32 {
         match session.run(&code) {
             // Python's REPL shows nothing for None; Node's shows undefined.
             Ok(Value::None) if language == Language::Python => {}
-            Ok(value) => println!("{value}"),
+            Ok(value) => outln!("{value}"),
             Err(err @ (Error::Guest(_) | Error::Syntax(_) | Error::Conversion(_))) => {
                 exit::report(&err);
             }

@@ -5,6 +5,7 @@ use stockade::{Language, Session, Value};
 
 use crate::args::{SessionArgs, named, read_source};
 use crate::exit;
+use crate::output::outln;
 use crate::output::print_to_stdio;
 
 /// Run a Python or JavaScript file in a supervised worker.
@@ -89,7 +90,7 @@ pub fn run(args: RunArgs) -> i32 {
         // None, and JavaScript's undefined, are no result to show.
         Ok(Value::None | Value::Undefined) => exit::OK,
         Ok(value) => {
-            println!("{value}");
+            outln!("{value}");
             exit::OK
         }
         Err(err) => exit::report(&err),

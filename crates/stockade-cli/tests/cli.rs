@@ -564,3 +564,30 @@ fn run_with_mounts_reads_an_upload_and_writes_a_report() {
         stderr(&output)
     );
 }
+
+/// A reader that stops early (`| head -1`, `| grep -q`) closes stdout while
+/// the guest still prints and before the result is shown: the command must
+/// neither panic nor report that as the guest's failure.
+#[test]
+fn a_closed_stdout_ends_no_run_in_a_panic() {
+    let path = script(
+        "chatty.py",
+        b"import time\nprint('first')\ntime.sleep(0.3)\nfor i in range(1000):\n    print(i)\n{'done': True}\n",
+    );
+    let mut child = Command::new(STOCKADE)
+        .args(["run", path.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    assert_eq!(first, "first\n");
+    // The reader goes away, as `head -1` does, while the guest sleeps.
+    drop(stdout);
+    let output = child.wait_with_output().unwrap();
+    let stderr = stderr(&output);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+}
