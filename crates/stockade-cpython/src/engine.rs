@@ -37,6 +37,9 @@ pub struct CPythonEngine {
     show_sources: Py<PyAny>,
     feed_ended: Py<PyAny>,
     forget_pending: Py<PyAny>,
+    /// guest_outputs.py's `outputs_at_feed_end`: the figures still open
+    /// are sent when a feed ends.
+    outputs_at_feed_end: Py<PyAny>,
     guest_frames: Py<PyAny>,
     function_type: Py<PyAny>,
     /// guest.py's `event_loop`: the session's event loop, made when first
@@ -133,6 +136,10 @@ impl CPythonEngine {
             show_sources: guest.getattr("show_sources").map_err(text)?.unbind(),
             feed_ended: guest.getattr("feed_ended").map_err(text)?.unbind(),
             forget_pending: guest.getattr("forget_pending").map_err(text)?.unbind(),
+            outputs_at_feed_end: guest
+                .getattr("outputs_at_feed_end")
+                .map_err(text)?
+                .unbind(),
             clock,
             max_duration,
             max_memory: limits.max_memory,
@@ -224,6 +231,15 @@ impl CPythonEngine {
             }
             self.call(py, &last).map(Some)
         })();
+        // Whether the feed ran to its end or raised, the charts it drew
+        // are shown (as a notebook cell's are); one that cannot be drawn
+        // is reported on stderr and spoils nothing else.
+        if let Err(err) = self.outputs_at_feed_end.bind(py).call0() {
+            crate::host::emit(
+                2,
+                &format!("[stockade: the open figures could not be shown: {err}]\n"),
+            );
+        }
         match ran {
             Ok(Some(value)) => to_wire(&value).map_err(Failure::Conversion),
             Ok(None) => Ok(stockade_wire::Value::None),

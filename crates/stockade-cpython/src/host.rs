@@ -1,4 +1,5 @@
-//! What guest code reaches the host through: printing (`emit`), names the
+//! What guest code reaches the host through: printing (`emit`), rich
+//! outputs (`show`), names the
 //! guest never defined (`resolve`, before a feed that reads them runs) and
 //! host functions (`HostFunction`). Each works only on the session thread while
 //! a feed runs, through the feed's context; the link is borrowed for one
@@ -14,10 +15,10 @@ use std::collections::HashSet;
 use std::rc::Rc;
 use std::sync::{Arc, OnceLock};
 
-use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
-use stockade_wire::{CallOutcome, ErrorKind, LookupOutcome, PrintStream};
+use stockade_wire::{CallOutcome, ErrorKind, LookupOutcome, MAX_OUTPUT_TEXT, Output, PrintStream};
 use stockade_worker_core::engine::{SharedLink, micros};
 use stockade_worker_core::link::Interrupt;
 use stockade_worker_core::print::Printer;
@@ -104,6 +105,28 @@ pub fn emit(stream: u8, text: &str) {
     if let Some(printer) = PRINTER.get() {
         printer.push_to(stream, text);
     }
+}
+
+/// Sends a rich output (`mime_type`, its bytes, a plain-text form) to the
+/// host after what was printed before it, from whichever thread showed
+/// it; guest_outputs.py's `display` calls this. A plain-text form past
+/// its cap is cut.
+#[pyfunction]
+pub fn show(mime_type: &str, data: &[u8], text: &str) -> PyResult<()> {
+    if !Output::valid_mime_type(mime_type) {
+        return Err(PyValueError::new_err(format!(
+            "{mime_type:?} is not a MIME type (type/subtype, printable ASCII)"
+        )));
+    }
+    let text = &text[..text.floor_char_boundary(MAX_OUTPUT_TEXT)];
+    if let Some(printer) = PRINTER.get() {
+        printer.show(Output {
+            mime_type: mime_type.to_owned(),
+            data: data.to_vec(),
+            text: text.to_owned(),
+        });
+    }
+    Ok(())
 }
 
 /// Turns the host's interruption of a suspension into what the guest meets.

@@ -67,7 +67,7 @@ mod stockade_cpython {
     use super::*;
 
     #[pymodule_export]
-    use crate::host::{await_calls, emit, os_call};
+    use crate::host::{await_calls, emit, os_call, show};
     #[pymodule_export]
     use crate::journal::{read_clock, replace_class_attribute};
 

@@ -14,11 +14,16 @@ use crate::engine::CPythonEngine;
 /// The guest side written in Python.
 const GUEST_PY: &str = include_str!("guest.py");
 /// The guest side's continuations, run in its namespace after it: the
-/// session's world (environment, clock, journal) and mounted files.
+/// session's world (environment, clock, journal), mounted files and rich
+/// outputs.
 const GUEST_MORE: &[(&str, &str)] = &[
     ("guest_world.py", include_str!("guest_world.py")),
     ("guest_files.py", include_str!("guest_files.py")),
+    ("guest_outputs.py", include_str!("guest_outputs.py")),
 ];
+
+/// guest_outputs.py's backend, as MPLBACKEND names it.
+const MATPLOTLIB_BACKEND: &str = "module://stockade_matplotlib";
 
 /// Modules the guest side and its error reports use, imported before the
 /// sandbox so the first feed finds them loaded.
@@ -59,14 +64,24 @@ impl CPythonPrepared {
         // With a scratch directory, temporary files, caches and a home
         // directory (matplotlib's, say) are there, unless the host's
         // environment for the guest says otherwise.
+        let unset = |config: &CPythonConfig, name: &str| {
+            !config.environ.iter().any(|(set, _)| set == name)
+        };
         if config.max_scratch_bytes.is_some() {
             for name in ["TMPDIR", "HOME"] {
-                if !config.environ.iter().any(|(set, _)| set == name) {
+                if unset(&config, name) {
                     config
                         .environ
                         .push((name.to_owned(), stockade_wire::SCRATCH_DIR.to_owned()));
                 }
             }
+        }
+        // matplotlib draws with the backend that sends figures to the host
+        // (guest_outputs.py), unless the host chose another.
+        if unset(&config, "MPLBACKEND") {
+            config
+                .environ
+                .push(("MPLBACKEND".to_owned(), MATPLOTLIB_BACKEND.to_owned()));
         }
         let sys = py.import("sys").map_err(text)?;
         let mut path: Vec<String> = sys

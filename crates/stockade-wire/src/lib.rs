@@ -17,6 +17,7 @@ mod frame;
 mod limits;
 mod message;
 mod names;
+mod output;
 mod remote;
 mod sandbox;
 mod template;
@@ -45,6 +46,7 @@ pub use message::{
     peek_configure_version, peek_response_head,
 };
 pub use names::UnknownName;
+pub use output::{MAX_MIME_TYPE, MAX_OUTPUT_TEXT, Output};
 pub use remote::{
     EndCause, MAX_END_DETAIL, MAX_RESULT_BYTES_HEADER, REQUEST_TIMEOUT_HEADER, RemoteEnd,
     RemoteTooLarge, SESSION_PATH, decode_remote_end, decode_remote_too_large, encode_remote_end,

@@ -126,17 +126,20 @@ pub fn decode_remote_end(payload: &[u8], limits: &WireLimits) -> Result<RemoteEn
     Ok(end)
 }
 
-/// How `peek_response_head` names an Image, the one message besides those
-/// with a head of their own that a [`RemoteTooLarge`] may stand for.
+/// How `peek_response_head` names an Image and an Output, the messages
+/// besides those with a head of their own that a [`RemoteTooLarge`] may
+/// stand for.
 const IMAGE: &str = "Image";
+const OUTPUT: &str = "Output";
 
 /// A worker's message that the server read past, unbuilt, because its
 /// values would take more than the session's `max_result_bytes` there: its
 /// head, so that the client answers it as a local host answers a message
 /// it read past (a result is `ResultTooLarge`, a call's arguments an
-/// exception the guest can catch, a session's image a failed dump), and its
-/// encoded size. Only a result, a host-function call, an OS call or an
-/// image is ever sent so; any other message that large ends the worker.
+/// exception the guest can catch, a session's image a failed dump, an
+/// output a note on stderr), and its encoded size. Only a result, a
+/// host-function call, an OS call, an image or an output (protocol 6) is
+/// ever sent so; any other message that large ends the worker.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RemoteTooLarge {
     pub head: ResponseHead,
@@ -167,6 +170,10 @@ pub fn encode_remote_too_large(
         }
         ResponseHead::Other(IMAGE) => {
             w.u8(3);
+            None
+        }
+        ResponseHead::Other(OUTPUT) => {
+            w.u8(4);
             None
         }
         ResponseHead::Other(what) => {
@@ -220,6 +227,7 @@ pub fn decode_remote_too_large(
             name: r.opt(|r| r.str_capped("OS call name", MAX_NAME))?,
         },
         3 => ResponseHead::Other(IMAGE),
+        4 => ResponseHead::Other(OUTPUT),
         kind => return Err(DecodeError::UnknownMessage { tag: kind }),
     };
     let too_large = RemoteTooLarge {
@@ -298,6 +306,7 @@ mod tests {
                 name: Some("Path.write_text".into()),
             },
             ResponseHead::Other("Image"),
+            ResponseHead::Other("Output"),
         ] {
             let too_large = RemoteTooLarge {
                 head,

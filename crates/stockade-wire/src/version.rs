@@ -7,8 +7,9 @@
 /// 4 adds Snapshot and Restore (and their replies Image and Restored),
 /// which a parent sends only to a worker that declared version 4 or later;
 /// version 5 adds the CPython scratch directory's size to its
-/// configuration.
-pub const PROTOCOL_VERSION: u32 = 5;
+/// configuration; version 6 adds Output, which a worker sends only to a
+/// parent that declared 6 or later.
+pub const PROTOCOL_VERSION: u32 = 6;
 /// The oldest protocol version a worker of this build still serves.
 pub const MIN_SUPPORTED_PROTOCOL_VERSION: u32 = 2;
 
@@ -38,7 +39,7 @@ mod tests {
     #[test]
     fn version_zero_is_refused_naming_the_range() {
         let err = check_protocol_version(0).unwrap_err();
-        assert!(err.contains("2..=5"), "{err}");
+        assert!(err.contains("2..=6"), "{err}");
         assert!(err.contains("no version declared"), "{err}");
     }
 

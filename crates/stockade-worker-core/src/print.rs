@@ -7,12 +7,13 @@
 //! the watchdog every 20 ms, so a guest that prints and then hangs has its
 //! output at the host before a deadline kills it), before every suspension
 //! and at the end of a feed. Nothing is reordered: one buffer, one stream
-//! of frames.
+//! of frames. Rich outputs (`show`) go in the same stream: what is
+//! buffered is sent before each, and they count against the same budget.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use stockade_wire::{PrintStream, Response};
+use stockade_wire::{Output, PrintStream, Response, WireLimits};
 
 use crate::out::Out;
 
@@ -39,6 +40,8 @@ struct Buffer {
     truncated: bool,
     /// The stream the buffered text is for.
     stream: PrintStream,
+    /// The parent reads Output messages (it declared protocol 6 or later).
+    outputs: bool,
 }
 
 impl Printer {
@@ -53,6 +56,7 @@ impl Printer {
                 taken: 0,
                 truncated: false,
                 stream: PrintStream::Stdout,
+                outputs: true,
             })),
             out,
         }
@@ -63,12 +67,57 @@ impl Printer {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Sets the flushing policy and the per-feed budget (from Configure).
-    pub fn configure(&self, flush_bytes: usize, flush_interval: Duration, max_output: u64) {
+    /// Sets the flushing policy and the per-feed budget (from Configure),
+    /// and whether the parent reads Output messages.
+    pub fn configure(
+        &self,
+        flush_bytes: usize,
+        flush_interval: Duration,
+        max_output: u64,
+        outputs: bool,
+    ) {
         let mut state = self.lock();
         state.flush_bytes = flush_bytes.max(1);
         state.flush_interval = flush_interval;
         state.max_output = max_output;
+        state.outputs = outputs;
+    }
+
+    /// Sends a rich output after everything printed before it. One that
+    /// the feed's output budget has no room for, or that the parent cannot
+    /// read, is not sent: a line on stderr says so in its place, and the
+    /// guest goes on.
+    pub fn show(&self, output: Output) {
+        let mut state = self.lock();
+        let room = state.max_output.saturating_sub(state.taken);
+        // One output must fit a frame whatever the budget says.
+        let most = (WireLimits::DEFAULT_MAX_FRAME / 2) as u64;
+        let refusal = if !state.outputs {
+            Some("the host reads no rich outputs (it speaks protocol 5 or older)".to_owned())
+        } else if output.size() > room.min(most) {
+            Some(format!(
+                "it would pass max_output_bytes ({} bytes a feed, with what was printed)",
+                state.max_output
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = refusal {
+            let line = format!(
+                "[stockade: an output ({}, {} bytes) was not shown: {why}]\n",
+                output.mime_type,
+                output.data.len()
+            );
+            if state.stream != PrintStream::Stderr {
+                state.flush(&self.out);
+                state.stream = PrintStream::Stderr;
+            }
+            state.push(&self.out, &line);
+            return;
+        }
+        state.flush(&self.out);
+        state.taken += output.size();
+        self.out.send_or_exit(&Response::Output(output));
     }
 
     /// Buffers `text` for `stream`; text for the other stream is sent

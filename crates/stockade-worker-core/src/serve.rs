@@ -206,12 +206,16 @@ pub(crate) fn serve_started(started: Started, mut link: Link) -> i32 {
         mut engine,
         limits: config,
         sandbox,
+        payload,
         ..
     } = started;
+    // Configure's version was checked before anything started.
+    let parent_version = peek_configure_version(&payload).unwrap_or(PROTOCOL_VERSION);
     link.printer.configure(
         config.print_flush_bytes as usize,
         std::time::Duration::from_micros(u64::from(config.print_flush_interval_us)),
         config.max_output_bytes,
+        parent_version >= 6,
     );
     if let Err(err) = Watchdog::new().start(
         config.max_memory.map(stockade_wire::rss_ceiling),

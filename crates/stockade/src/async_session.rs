@@ -7,7 +7,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use stockade_wire::{PrintStream, Value};
+use stockade_wire::{Output, PrintStream, Value};
 
 use crate::error::{ConfigurationKind, Error};
 use crate::host::{Args, HostResult};
@@ -150,6 +150,11 @@ impl AsyncSession {
     /// See [`Session::on_print`].
     pub fn on_print(&self, callback: impl FnMut(PrintStream, &str) + Send + 'static) {
         lock(&self.inner).on_print(callback);
+    }
+
+    /// See [`Session::on_output`].
+    pub fn on_output(&self, callback: impl FnMut(Output) + Send + 'static) {
+        lock(&self.inner).on_output(callback);
     }
 
     /// The session as sealed bytes; see [`Session::dump`].

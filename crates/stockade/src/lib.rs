@@ -106,7 +106,7 @@ pub use reaper::{MAX_UNREAPED, unreaped_workers};
 pub use remote::Remote;
 pub use session::{DumpSeal, RunLimits, Session, WorkerInfo};
 pub use stockade_wire::{
-    BigInt, Date, DateTime, GuestException, MIN_SUPPORTED_PROTOCOL_VERSION, PROTOCOL_VERSION,
-    PrintStream, SandboxReport, Time, TimeDelta, Value,
+    BigInt, Date, DateTime, GuestException, MIN_SUPPORTED_PROTOCOL_VERSION, Output,
+    PROTOCOL_VERSION, PrintStream, SandboxReport, Time, TimeDelta, Value,
 };
 pub use text::escape_controls;

@@ -1,14 +1,15 @@
 //! A session: one worker, driven turn by turn, supervised by deadlines.
 //! This file is the public API; the parts live beside it: `start` (spawn,
 //! Configure and Ready, supervision), `turn` (serving a feed: prints,
-//! calls, lookups, awaits), `io` (one request out, one reply in, under a
+//! calls, lookups, awaits), `outputs` (rich outputs to the host's
+//! callback), `io` (one request out, one reply in, under a
 //! deadline) and `end` (how a worker's end becomes an `Error`). A new
 //! session normally comes through `spare.rs`, which holds `Session::new`.
 
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use stockade_wire::{PrintStream, Request, Response, ResponseHead, Value, WireLimits};
+use stockade_wire::{Output, PrintStream, Request, Response, ResponseHead, Value, WireLimits};
 
 use crate::error::Error;
 #[cfg(feature = "tokio")]
@@ -23,6 +24,7 @@ mod dump;
 mod end;
 mod io;
 mod journal;
+mod outputs;
 mod relay;
 mod start;
 mod step;
@@ -36,6 +38,7 @@ pub(crate) use step::Pause;
 use turn::Turn;
 
 type PrintFn = dyn FnMut(PrintStream, &str) + Send;
+type OutputFn = dyn FnMut(Output) + Send;
 /// A host's interrupt check; see `Session::set_interrupt`.
 type InterruptFn = dyn FnMut() -> bool + Send;
 
@@ -66,6 +69,7 @@ pub struct Session {
     listed: HashSet<String>,
     globals: HashMap<String, Value>,
     print: Option<Box<PrintFn>>,
+    output: Option<Box<OutputFn>>,
     interrupt: Option<Box<InterruptFn>>,
     /// Guest execution time the worker last reported.
     elapsed: Duration,
@@ -265,6 +269,13 @@ impl Session {
     /// Receives guest print output as it arrives.
     pub fn on_print(&mut self, callback: impl FnMut(PrintStream, &str) + Send + 'static) {
         self.print = Some(Box::new(callback));
+    }
+
+    /// Receives the guest's rich outputs (`display(obj)`, a matplotlib
+    /// figure) as they arrive, in order with its prints. Without this,
+    /// each output is noted on the guest's stderr instead (docs/data.md).
+    pub fn on_output(&mut self, callback: impl FnMut(Output) + Send + 'static) {
+        self.output = Some(Box::new(callback));
     }
 
     /// Runs `code`; returns the value of its trailing expression (`None` if it has none).

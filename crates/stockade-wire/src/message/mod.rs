@@ -52,6 +52,7 @@ pub(crate) mod tag {
     pub const RESTORED: u8 = 0x8a;
     pub const CLOCK: u8 = 0x8b;
     pub const OS_CALL: u8 = 0x8c;
+    pub const OUTPUT: u8 = 0x8d;
 }
 
 /// Longest name (of a host function, an input, a looked-up name) in bytes.

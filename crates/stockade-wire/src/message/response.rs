@@ -1,11 +1,12 @@
-//! Responses, worker to parent: Ready, Print, Call, Lookup, Complete,
-//! Error, Fatal, Await, Image, Restored and Clock, how each is written and read, and how to tell
+//! Responses, worker to parent: Ready, Print, Output, Call, Lookup,
+//! Complete, Error, Fatal, Await, Image, Restored, Clock and OsCall, how each is written and read, and how to tell
 //! which one a frame holds from its first bytes alone.
 
 use crate::codec::{Code, Reader, Writer};
 use crate::error::{DecodeError, EncodeError};
 use crate::exception::{GuestException, MAX_TRACEBACK};
 use crate::limits::WireLimits;
+use crate::output::{MAX_MIME_TYPE, MAX_OUTPUT_TEXT, Output};
 use crate::sandbox::{SandboxReport, read_report, write_report};
 use crate::value::Value;
 
@@ -134,6 +135,9 @@ pub enum Response {
         args: Vec<Value>,
         kwargs: Vec<(String, Value)>,
     },
+    /// A rich output the guest showed, in order with its Prints (protocol
+    /// 6; a worker sends it only to a parent that declared 6 or later).
+    Output(Output),
 }
 
 impl Response {
@@ -172,6 +176,7 @@ impl Response {
             Response::Restored { .. } => tag::RESTORED,
             Response::Clock { .. } => tag::CLOCK,
             Response::OsCall { .. } => tag::OS_CALL,
+            Response::Output(_) => tag::OUTPUT,
         }
     }
 
@@ -190,6 +195,7 @@ impl Response {
             Response::Restored { .. } => "Restored",
             Response::Clock { .. } => "Clock",
             Response::OsCall { .. } => "OsCall",
+            Response::Output(_) => "Output",
         }
     }
 
@@ -257,6 +263,7 @@ pub fn peek_response_head(prefix: &[u8]) -> ResponseHead {
         Ok(tag::IMAGE) => ResponseHead::Other("Image"),
         Ok(tag::RESTORED) => ResponseHead::Other("Restored"),
         Ok(tag::CLOCK) => ResponseHead::Other("Clock"),
+        Ok(tag::OUTPUT) => ResponseHead::Other("Output"),
         _ => ResponseHead::Other("an unknown message"),
     }
 }
@@ -319,6 +326,16 @@ pub fn encode_response(response: &Response, limits: &WireLimits) -> Result<Vec<u
         Response::Image { image, .. } => w.bytes(image)?,
         Response::Restored { .. } => {}
         Response::Clock { readings_ms } => write_readings(&mut w, readings_ms)?,
+        Response::Output(output) => {
+            if !Output::valid_mime_type(&output.mime_type) {
+                return Err(EncodeError::Invalid(format!(
+                    "an output's MIME type must be type/subtype, at most {MAX_MIME_TYPE} bytes"
+                )));
+            }
+            write_label(&mut w, &output.mime_type, MAX_MIME_TYPE, "MIME type")?;
+            write_label(&mut w, &output.text, MAX_OUTPUT_TEXT, "output text")?;
+            w.bytes(&output.data)?;
+        }
     }
     finish_frame(w, limits)
 }
@@ -428,6 +445,22 @@ pub fn decode_response(payload: &[u8], limits: &WireLimits) -> Result<Response, 
         tag::CLOCK => Response::Clock {
             readings_ms: read_readings(&mut r)?,
         },
+        tag::OUTPUT => {
+            let at = r.position();
+            let mime_type = r.str_capped("MIME type", MAX_MIME_TYPE)?;
+            if !Output::valid_mime_type(&mime_type) {
+                return Err(DecodeError::Invalid {
+                    what: "MIME type",
+                    at,
+                    detail: format!("{mime_type:?} is not type/subtype"),
+                });
+            }
+            Response::Output(Output {
+                mime_type,
+                text: r.str_capped("output text", MAX_OUTPUT_TEXT)?,
+                data: r.bytes()?,
+            })
+        }
         tag => return Err(DecodeError::UnknownMessage { tag }),
     };
     r.finish()?;

@@ -147,6 +147,7 @@ impl Session {
                     name: Some(name.clone()),
                 },
             ),
+            Response::Output(output) => (output.size(), ResponseHead::Other("Output")),
             _ => return Reply::Message(response),
         };
         if size > result_limit {

@@ -80,6 +80,19 @@ impl Session {
             let deadline = self.turn_deadline(&turn);
             let response = match self.recv_within(deadline, limit)? {
                 Reply::Message(response) => response,
+                // An output the client could not take: it hears so, and
+                // the worker goes on without waiting for an answer.
+                Reply::TooLarge { head, encoded } if head == ResponseHead::Other("Output") => {
+                    *output = output.saturating_add(encoded);
+                    if *output > allowance {
+                        return Err(self.broken(format!(
+                            "the worker sent more than max_output_bytes ({}) of output in one feed",
+                            self.options.limits.max_output_bytes
+                        )));
+                    }
+                    self.tell_too_large(head, encoded, forward)?;
+                    continue;
+                }
                 Reply::TooLarge { head, encoded } => {
                     return self.relay_too_large(head, encoded, forward);
                 }
@@ -87,16 +100,23 @@ impl Session {
             if let Some(us) = response.elapsed_us() {
                 self.elapsed = Duration::from_micros(us);
             }
-            if let Response::Print { text, .. } = &response {
-                *output = output.saturating_add(text.len() as u64);
-                if text.is_empty() || *output > allowance {
-                    return Err(self.broken(format!(
-                        "the worker sent an empty Print, or more than max_output_bytes ({}) of output in one feed",
-                        self.options.limits.max_output_bytes
-                    )));
-                }
+            let shown = match &response {
+                Response::Print { text, .. } if text.is_empty() => None,
+                Response::Print { text, .. } => Some(text.len() as u64),
+                Response::Output(shown) => Some(shown.size()),
+                _ => Some(0),
+            };
+            *output = output.saturating_add(shown.unwrap_or(0));
+            if shown.is_none() || *output > allowance {
+                return Err(self.broken(format!(
+                    "the worker sent an empty Print, or more than max_output_bytes ({}) of output in one feed",
+                    self.options.limits.max_output_bytes
+                )));
             }
-            let hands_back = !matches!(response, Response::Print { .. } | Response::Clock { .. });
+            let hands_back = !matches!(
+                response,
+                Response::Print { .. } | Response::Output(_) | Response::Clock { .. }
+            );
             let idle = match response {
                 Response::Image { .. } => None,
                 Response::Call { .. }
@@ -144,6 +164,18 @@ impl Session {
                 )));
             }
         };
+        self.tell_too_large(head, encoded, forward)?;
+        Ok(Relayed::Yielded { idle })
+    }
+
+    /// Tells the client that the worker sent a frame (whose head is
+    /// `head`) too large for it to take.
+    fn tell_too_large(
+        &mut self,
+        head: ResponseHead,
+        encoded: u64,
+        forward: &mut dyn FnMut(Vec<u8>) -> bool,
+    ) -> Result<(), Error> {
         let notice = encode_remote_too_large(&RemoteTooLarge { head, encoded }, &self.wire)
             .map_err(|err| {
                 self.broken(format!("cannot tell the client of a large value: {err}"))
@@ -154,6 +186,6 @@ impl Session {
                 self.record_lost(Error::Disconnected("the client went away mid-turn".into()))
             );
         }
-        Ok(Relayed::Yielded { idle })
+        Ok(())
     }
 }

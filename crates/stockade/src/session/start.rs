@@ -166,6 +166,7 @@ impl Session {
             listed: HashSet::new(),
             globals: HashMap::new(),
             print: None,
+            output: None,
             interrupt: None,
             elapsed: Duration::ZERO,
             info: WorkerInfo {

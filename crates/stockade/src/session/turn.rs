@@ -333,6 +333,16 @@ impl Session {
                         print(stream, &text);
                     }
                 }
+                Response::Output(output) => {
+                    turn.output = turn.output.saturating_add(output.size());
+                    if turn.output > output_allowance {
+                        return Err(self.broken(format!(
+                            "the worker sent more than max_output_bytes ({}) of output in one feed",
+                            self.options.limits.max_output_bytes
+                        )));
+                    }
+                    self.deliver_output(output);
+                }
                 Response::Call {
                     call_id,
                     name,
@@ -517,6 +527,26 @@ impl Session {
             }
             ResponseHead::OsCall { .. } => {
                 Err(self.broken("the worker sent an OsCall after the host ended its feed".into()))
+            }
+            // The guest goes on: it never waits on an output.
+            ResponseHead::Other("Output") => {
+                turn.output = turn.output.saturating_add(encoded);
+                if turn.output
+                    > self
+                        .options
+                        .limits
+                        .max_output_bytes
+                        .saturating_add(OUTPUT_SLACK)
+                {
+                    return Err(self.broken(format!(
+                        "the worker sent more than max_output_bytes ({}) of output in one feed",
+                        self.options.limits.max_output_bytes
+                    )));
+                }
+                self.note_to_guest_stderr(&format!(
+                    "[stockade: an output of {encoded} bytes was not taken: it would pass max_result_bytes ({limit} bytes)]\n"
+                ));
+                Ok(())
             }
             ResponseHead::Other(what) => Err(self.broken(format!(
                 "the worker sent {what} too large to read ({encoded} bytes)"

@@ -33,11 +33,14 @@ impl Session {
         entries: &[Entry],
         suspension: Option<Suspension>,
     ) -> Result<(), Error> {
+        // What a replayed feed prints and shows was seen when it first ran.
         let print = self.print.take();
+        let output = self.output.replace(Box::new(|_| {}));
         self.replaying = true;
         let replayed = self.replay_feeds(entries, suspension);
         self.replaying = false;
         self.print = print;
+        self.output = output;
         // A replay cut short leaves a session in no state anyone asked for.
         replayed.map_err(|err| {
             self.suspended = None;

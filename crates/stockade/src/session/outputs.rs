@@ -1,0 +1,28 @@
+//! Rich outputs on the host: each goes to the host's `on_output` callback,
+//! or, when the host set none, becomes a note on the guest's stderr so
+//! that nothing the guest showed goes unmentioned.
+
+use stockade_wire::{Output, PrintStream};
+
+use super::Session;
+
+impl Session {
+    /// Hands `output` to the host's callback, or notes it on stderr.
+    pub(super) fn deliver_output(&mut self, output: Output) {
+        match &mut self.output {
+            Some(callback) => callback(output),
+            None => self.note_to_guest_stderr(&format!(
+                "[stockade: the guest showed an output ({}, {} bytes), which this host does not take]\n",
+                output.mime_type,
+                output.data.len()
+            )),
+        }
+    }
+
+    /// Writes one of the host's own notes where the guest's stderr goes.
+    pub(super) fn note_to_guest_stderr(&mut self, line: &str) {
+        if let Some(print) = &mut self.print {
+            print(PrintStream::Stderr, line);
+        }
+    }
+}
