@@ -15,7 +15,7 @@ use crate::dump_file::{DumpFileArgs, load_session, save_session};
 use crate::args::{SessionArgs, named};
 use crate::exit;
 use crate::output::outln;
-use crate::output::print_to_stdio;
+use crate::output::{OutputArgs, print_to_stdio};
 
 /// Read, run and print, in one sandboxed session, until end of input.
 ///
@@ -28,6 +28,8 @@ pub struct ReplArgs {
     lang: Language,
     #[command(flatten)]
     session: SessionArgs,
+    #[command(flatten)]
+    outputs: OutputArgs,
     /// Start from the session sealed in FILE (see --save) instead of a new one.
     #[arg(long, value_name = "FILE")]
     load: Option<PathBuf>,
@@ -112,6 +114,7 @@ pub fn repl(args: ReplArgs) -> i32 {
         Err(err) => return exit::report(&err),
     };
     session.on_print(print_to_stdio);
+    session.on_output(args.outputs.receiver());
     let interactive = std::io::stdin().is_terminal();
     if interactive {
         eprintln!(

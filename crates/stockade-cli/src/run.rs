@@ -6,7 +6,7 @@ use stockade::{Language, Session, Value};
 use crate::args::{SessionArgs, named, read_source};
 use crate::exit;
 use crate::output::outln;
-use crate::output::print_to_stdio;
+use crate::output::{OutputArgs, print_to_stdio};
 
 /// Run a Python or JavaScript file in a supervised worker.
 ///
@@ -21,6 +21,8 @@ pub struct RunArgs {
     lang: Option<Language>,
     #[command(flatten)]
     session: SessionArgs,
+    #[command(flatten)]
+    outputs: OutputArgs,
     /// Scripts run in the same session before FILE, in order (a library
     /// bundle, say); their results are not printed.
     #[arg(long, value_name = "FILE")]
@@ -81,6 +83,7 @@ pub fn run(args: RunArgs) -> i32 {
         Err(err) => return exit::report(&err),
     };
     session.on_print(print_to_stdio);
+    session.on_output(args.outputs.receiver());
     for preload in &preloads {
         if let Err(err) = session.run(preload) {
             return exit::report(&err);

@@ -591,3 +591,52 @@ fn a_closed_stdout_ends_no_run_in_a_panic() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(output.status.code(), Some(0), "{stderr}");
 }
+
+/// `--outputs DIR`: each rich output the guest shows becomes a file the
+/// host names (output-N.EXT, never a name the guest chose), each named on
+/// stderr; without it, each output's text form is printed.
+#[test]
+fn outputs_are_written_to_the_outputs_directory_and_named_on_stderr() {
+    let code = "display(\"<svg xmlns='http://www.w3.org/2000/svg'/>\")\n\
+        print('between')\n\
+        display(b'\\x89PNG\\r\\n\\x1a\\n' + bytes(4))\n";
+    let dir = std::env::temp_dir().join(format!("stockade-cli-outputs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let output = run_code(
+        code,
+        &["--engine", "cpython", "--outputs", dir.to_str().unwrap()],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "between\n");
+    let svg = dir.join("output-1.svg");
+    let png = dir.join("output-2.png");
+    assert_eq!(
+        std::fs::read(&svg).unwrap(),
+        b"<svg xmlns='http://www.w3.org/2000/svg'/>"
+    );
+    assert_eq!(std::fs::read(&png).unwrap(), b"\x89PNG\r\n\x1a\n\0\0\0\0");
+    let err = stderr(&output);
+    assert!(
+        err.contains(&format!(
+            "output 1 (image/svg+xml, 41 bytes): {}",
+            svg.display()
+        )) && err.contains(&format!(
+            "output 2 (image/png, 12 bytes): {}",
+            png.display()
+        )),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    // Without the flag the text form is printed, with a hint for images.
+    let output = run_code(code, &["--engine", "cpython"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output),
+        "\"<svg xmlns='http://www.w3.org/2000/svg'/>\"\nbetween\n<image/png, 12 bytes>\n"
+    );
+    assert!(
+        stderr(&output).contains("pass --outputs DIR"),
+        "{}",
+        stderr(&output)
+    );
+}
