@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
-use stockade::{DumpSeal, PrintStream, RunLimits, Session};
+use stockade::{DumpSeal, Output, PrintStream, RunLimits, Session};
 
 use crate::errors::{conversion, to_pyerr};
 use crate::from_python::{Refusal, from_python, quoted};
@@ -50,6 +50,24 @@ fn print_to(target: Option<Py<PyAny>>) -> impl FnMut(PrintStream, &str) + Send +
             }
         });
     }
+}
+
+/// Hands each rich output to the Python callable as (mime_type, data,
+/// text); without one, the host library notes it on stderr.
+fn outputs_to(session: &mut Session, target: Option<Py<PyAny>>) {
+    let Some(callback) = target else {
+        session.clear_on_output();
+        return;
+    };
+    session.on_output(move |output: Output| {
+        Python::attach(|py| {
+            let data = PyBytes::new(py, &output.data);
+            if let Err(err) = callback.call1(py, (output.mime_type, data, output.text)) {
+                // A failing output callback must not end the guest's run.
+                err.print(py);
+            }
+        });
+    });
 }
 
 type Guard<'a> = std::sync::MutexGuard<'a, Option<Session>>;
@@ -179,7 +197,7 @@ impl NativeSession {
     }
 
     /// Runs `code` after binding `inputs`; returns the result as Python.
-    #[pyo3(signature = (code, inputs=None, print=None, max_result_bytes=None))]
+    #[pyo3(signature = (code, inputs=None, print=None, max_result_bytes=None, output=None))]
     fn run(
         &self,
         py: Python<'_>,
@@ -187,11 +205,13 @@ impl NativeSession {
         inputs: Option<&Bound<'_, PyDict>>,
         print: Option<Py<PyAny>>,
         max_result_bytes: Option<u64>,
+        output: Option<Py<PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let bound = guest_inputs(py, inputs)?;
         let mut guard = self.lock(py)?;
         let session = open(&mut guard)?;
         session.on_print(print_to(print));
+        outputs_to(session, output);
         let interrupted = self.arm_interrupt(session);
         let code = code.to_owned();
         let limits = RunLimits { max_result_bytes };
@@ -204,7 +224,7 @@ impl NativeSession {
 
     /// Starts `code` as a stepped feed, `functions` declared as names only
     /// the host answers; returns where it stopped (see `stepping.rs`).
-    #[pyo3(signature = (code, inputs=None, print=None, functions=None))]
+    #[pyo3(signature = (code, inputs=None, print=None, functions=None, output=None))]
     fn start(
         &self,
         py: Python<'_>,
@@ -212,6 +232,7 @@ impl NativeSession {
         inputs: Option<&Bound<'_, PyDict>>,
         print: Option<Py<PyAny>>,
         functions: Option<Vec<String>>,
+        output: Option<Py<PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let bound = guest_inputs(py, inputs)?;
         let mut guard = self.lock(py)?;
@@ -220,6 +241,7 @@ impl NativeSession {
             session.declare_function(&name);
         }
         session.on_print(print_to(print));
+        outputs_to(session, output);
         let interrupted = self.arm_interrupt(session);
         let code = code.to_owned();
         match py.detach(|| session.start(&code, bound)) {

@@ -91,3 +91,34 @@ def test_packages_are_installed_on_the_host_and_imported_by_the_guest():
         assert sandbox.run("import tabulate\ntabulate.__version__") == "0.10.0"
     with pytest.raises(stockade.ConfigurationError, match="not URLs or paths"):
         stockade.Sandbox("python", engine="cpython", packages=["pkg @ https://example.com/p.whl"])
+
+
+def test_rich_outputs_reach_on_output_and_execute_in_order():
+    seen = []
+    with stockade.Sandbox(engine="cpython", sandbox="require") as sandbox:
+        value = sandbox.run("display('<svg></svg>')\ndisplay({'a': 1})\n3",
+                            on_output=seen.append)
+        assert value == 3
+        assert [(o.mime_type, o.data, o.text) for o in seen] == [
+            ("image/svg+xml", b"<svg></svg>", "'<svg></svg>'"),
+            ("text/plain", b"{'a': 1}", "{'a': 1}"),
+        ]
+        assert seen[0].extension == "svg"
+        assert seen[0]._repr_mimebundle_() == {"text/plain": "'<svg></svg>'",
+                                                "image/svg+xml": "<svg></svg>"}
+        # execute() keeps them with the streams, also when the run fails.
+        result = sandbox.execute("print('a')\ndisplay(b'\\x89PNG\\r\\n\\x1a\\n')\n1 / 0")
+        assert result.status == "error" and result.error_type == "ZeroDivisionError"
+        assert result.stdout == "a\n"
+        assert [(o.mime_type, o.data) for o in result.outputs] == [
+            ("image/png", b"\x89PNG\r\n\x1a\n")]
+        # A run without on_output hears of each output on stderr.
+        heard = []
+        sandbox.run("display('<svg></svg>')", print=lambda stream, text: heard.append((stream, text)))
+        assert heard and heard[0][0] == "stderr" and "does not take" in heard[0][1]
+
+
+def test_on_output_must_be_callable():
+    with stockade.Sandbox(engine="cpython") as sandbox:
+        with pytest.raises(stockade.ConfigurationError, match="on_output"):
+            sandbox.run("1", on_output="out.png")

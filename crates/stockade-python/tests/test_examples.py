@@ -39,3 +39,14 @@ def test_file_report_example_runs_in_both_languages():
         assert f"{language} result: {{'east': 55, 'north': 150, 'south': 80}}" in done.stdout
         assert f"[{language}] wrote 3 regions" in done.stdout
         assert "- north: 150\n- south: 80" in done.stdout
+
+
+def test_analyse_csv_example_summarises_with_pandas_and_writes_the_chart(tmp_path):
+    done = subprocess.run([sys.executable, str(EXAMPLES / "analyse_csv.py"), str(tmp_path)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "March revenue by region:" in done.stdout
+    assert "top region:" in done.stdout
+    chart = tmp_path / "chart-1.png"
+    assert chart.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    assert f"output 1: image/png" in done.stdout and str(chart) in done.stdout

@@ -278,6 +278,12 @@ impl Session {
         self.output = Some(Box::new(callback));
     }
 
+    /// Forgets the `on_output` callback: outputs are noted on the guest's
+    /// stderr again, as before one was set.
+    pub fn clear_on_output(&mut self) {
+        self.output = None;
+    }
+
     /// Runs `code`; returns the value of its trailing expression (`None` if it has none).
     pub fn run(&mut self, code: &str) -> Result<Value, Error> {
         self.run_with_inputs(code, Vec::new())

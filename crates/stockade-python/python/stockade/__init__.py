@@ -15,6 +15,7 @@ from ._errors import (ConfigurationError, ConversionError, CursorError, Disconne
                       ResultTooLarge, ServerShutdown, StockadeError, TimeLimitError, Unauthorized,
                       WorkerCrashed)
 from ._native import Mount, __version__
+from ._outputs import Output
 from ._pool import CHECKOUT_OPTIONS, AsyncPool, Pool
 from ._progress import Complete, FunctionCall, NameLookup, PendingFutures
 from ._sandbox import AsyncSandbox, ExecutionResult, Limits, Packages, Sandbox, run
@@ -24,7 +25,7 @@ __all__ = [
     "AsyncPool", "AsyncSandbox", "CHECKOUT_OPTIONS", "Complete", "ConfigurationError",
     "ConversionError", "CursorError", "Cycle", "Disconnected", "DumpRejected", "DumpVersionMismatch",
     "ExecutionResult", "FunctionCall", "GuestError", "GuestSyntaxError", "Limits",
-    "MemoryLimitError", "Mount", "NameLookup", "OverCapacity", "Packages", "PendingFutures", "Pool",
+    "MemoryLimitError", "Mount", "NameLookup", "Output", "OverCapacity", "Packages", "PendingFutures", "Pool",
     "ProtocolError", "ReplayDiverged", "Repr", "ResultTooLarge", "Sandbox", "ServerShutdown",
     "StockadeError",
     "TimeLimitError", "Unauthorized", "WorkerCrashed",

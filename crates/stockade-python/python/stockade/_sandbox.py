@@ -10,11 +10,13 @@ import os
 import sys
 from pathlib import Path
 import functools
-from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union
+from typing import (Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple,
+                    Union)
 
 from . import _native
 from ._errors import (ConfigurationError, GuestError, ResultTooLarge, ServerShutdown,
                       StockadeError)
+from ._outputs import Output, OutputCallback, receiver
 from ._progress import Progress, _progress
 
 PrintCallback = Callable[[str, str], Any]
@@ -99,6 +101,8 @@ class ExecutionResult:
     error_type: Optional[str]
     #: Whether stdout or stderr was cut at the stream limit.
     truncated: bool
+    #: The rich outputs the guest showed (charts, tables), in order.
+    outputs: List[Output] = dataclasses.field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -167,12 +171,20 @@ def _error_type(error: StockadeError) -> str:
 class _Capture:
     """Collects guest output up to a limit per stream."""
 
-    def __init__(self, limit: int, also: Optional[PrintCallback]) -> None:
+    def __init__(self, limit: int, also: Optional[PrintCallback],
+                 also_outputs: Optional[OutputCallback]) -> None:
         self.limit = limit
         self.also = also
+        self.also_outputs = also_outputs
         self.parts: Dict[str, list] = {"stdout": [], "stderr": []}
         self.sizes = {"stdout": 0, "stderr": 0}
         self.truncated = False
+        self.outputs: List[Output] = []
+
+    def output(self, output: Output) -> None:
+        self.outputs.append(output)
+        if self.also_outputs is not None:
+            self.also_outputs(output)
 
     def __call__(self, stream: str, text: str) -> None:
         if self.also is not None:
@@ -190,11 +202,11 @@ class _Capture:
 
     def succeeded(self, result: Any) -> ExecutionResult:
         return ExecutionResult("ok", self.text("stdout"), self.text("stderr"), result, None,
-                               None, self.truncated)
+                               None, self.truncated, self.outputs)
 
     def failed(self, error: StockadeError) -> ExecutionResult:
         return ExecutionResult("error", self.text("stdout"), self.text("stderr"), None,
-                               str(error), _error_type(error), self.truncated)
+                               str(error), _error_type(error), self.truncated, self.outputs)
 
 
 class _Base:
@@ -376,20 +388,26 @@ class Sandbox(_Base):
 
     def run(self, code: str, *, inputs: Optional[Mapping[str, Any]] = None,
             functions: Optional[Mapping[str, Callable[..., Any]]] = None,
-            print: Optional[PrintCallback] = None) -> Any:
+            print: Optional[PrintCallback] = None,
+            on_output: Optional[OutputCallback] = None) -> Any:
         """Runs `code` after binding `inputs` as globals; `functions` are
         host functions for this run only. Guest output goes to `print(stream,
-        text)`, or to sys.stdout/sys.stderr. Returns the value of the last
-        expression; raises a StockadeError subclass on failure."""
-        return self._run(code, inputs, functions, print, None)
+        text)`, or to sys.stdout/sys.stderr; each rich output (a chart,
+        `display(df)`) to `on_output(Output)`, or a note on stderr. Returns
+        the value of the last expression; raises a StockadeError subclass
+        on failure."""
+        return self._run(code, inputs, functions, print, None, on_output)
 
     def _run(self, code: str, inputs: Optional[Mapping[str, Any]],
              functions: Optional[Mapping[str, Callable[..., Any]]],
-             print: Optional[PrintCallback], max_result_bytes: Optional[int]) -> Any:
+             print: Optional[PrintCallback], max_result_bytes: Optional[int],
+             on_output: Optional[OutputCallback]) -> Any:
         native = self._session()
+        output = receiver(on_output)
         added = self._bind_call_functions(native, functions)
         try:
-            return native.run(code, dict(inputs) if inputs else None, print, max_result_bytes)
+            return native.run(code, dict(inputs) if inputs else None, print, max_result_bytes,
+                              output)
         except ServerShutdown as shutdown:
             self._attach_dump(native, shutdown)
             raise
@@ -397,7 +415,8 @@ class Sandbox(_Base):
             self._unbind_call_functions(native, added)
 
     def start(self, code: str, *, inputs: Optional[Mapping[str, Any]] = None,
-              functions: Iterable[str] = (), print: Optional[PrintCallback] = None) -> Progress:
+              functions: Iterable[str] = (), print: Optional[PrintCallback] = None,
+              on_output: Optional[OutputCallback] = None) -> Progress:
         """Starts `code` as a stepped run: it stops at each host call, name
         lookup and await, and returns a cursor (FunctionCall, NameLookup,
         PendingFutures) whose answer returns the next one, until Complete.
@@ -405,7 +424,7 @@ class Sandbox(_Base):
         `functions` names more the guest may call (for the sandbox's life;
         `run` raises NameError for them)."""
         described = self._session().start(code, dict(inputs) if inputs else None, print,
-                                          _names(functions))
+                                          _names(functions), receiver(on_output))
         return _progress(self, described)
 
     def _answer(self, cursor: int, how: str, fields: Dict[str, Any]) -> Progress:
@@ -439,15 +458,18 @@ class Sandbox(_Base):
                 functions: Optional[Mapping[str, Callable[..., Any]]] = None,
                 print: Optional[PrintCallback] = None,
                 max_stream_bytes: int = DEFAULT_STREAM_LIMIT,
-                max_result_bytes: int = DEFAULT_RESULT_LIMIT) -> ExecutionResult:
+                max_result_bytes: int = DEFAULT_RESULT_LIMIT,
+                on_output: Optional[OutputCallback] = None) -> ExecutionResult:
         """Like run(), but never raises for the run's own failure: returns an
         ExecutionResult with the captured output (each stream cut at
-        `max_stream_bytes`) and the result (refused past `max_result_bytes`
-        of host memory, counted as the sandbox's `max_result_bytes` is and
-        never built, as error_type "ResultTooLarge")."""
-        capture = _Capture(max_stream_bytes, print)
+        `max_stream_bytes`), the rich outputs the guest showed (`outputs`)
+        and the result (refused past `max_result_bytes` of host memory,
+        counted as the sandbox's `max_result_bytes` is and never built, as
+        error_type "ResultTooLarge")."""
+        capture = _Capture(max_stream_bytes, print, on_output)
         try:
-            result = self._run(code, inputs, functions, capture, max_result_bytes)
+            result = self._run(code, inputs, functions, capture, max_result_bytes,
+                               capture.output)
         except StockadeError as error:
             return capture.failed(error)
         return capture.succeeded(result)
@@ -489,22 +511,25 @@ class AsyncSandbox(_Base):
 
     async def run(self, code: str, *, inputs: Optional[Mapping[str, Any]] = None,
                   functions: Optional[Mapping[str, Callable[..., Any]]] = None,
-                  print: Optional[PrintCallback] = None) -> Any:
+                  print: Optional[PrintCallback] = None,
+                  on_output: Optional[OutputCallback] = None) -> Any:
         """As Sandbox.run; the wait happens off the event loop, which stays
         free to run async host functions."""
-        return await self._run(code, inputs, functions, print, None)
+        return await self._run(code, inputs, functions, print, None, on_output)
 
     async def _run(self, code: str, inputs: Optional[Mapping[str, Any]],
                    functions: Optional[Mapping[str, Callable[..., Any]]],
-                   print: Optional[PrintCallback], max_result_bytes: Optional[int]) -> Any:
+                   print: Optional[PrintCallback], max_result_bytes: Optional[int],
+                   on_output: Optional[OutputCallback]) -> Any:
         loop = asyncio.get_running_loop()
         self._loop = loop
         native = self._session()
+        output = receiver(on_output)
         added = self._bind_call_functions(native, functions)
         try:
             return await loop.run_in_executor(
                 None, native.run, code, dict(inputs) if inputs else None, print,
-                max_result_bytes)
+                max_result_bytes, output)
         except ServerShutdown as shutdown:
             self._attach_dump(native, shutdown)
             raise
@@ -519,11 +544,12 @@ class AsyncSandbox(_Base):
 
     async def start(self, code: str, *, inputs: Optional[Mapping[str, Any]] = None,
                     functions: Iterable[str] = (),
-                    print: Optional[PrintCallback] = None) -> Progress:
+                    print: Optional[PrintCallback] = None,
+                    on_output: Optional[OutputCallback] = None) -> Progress:
         """As Sandbox.start; the cursors' answers are awaited too."""
         native = self._session()
         call = functools.partial(native.start, code, dict(inputs) if inputs else None, print,
-                                 _names(functions))
+                                 _names(functions), receiver(on_output))
         return _progress(self, await self._off_loop(native, call))
 
     async def dump(self) -> bytes:
@@ -567,11 +593,13 @@ class AsyncSandbox(_Base):
                       functions: Optional[Mapping[str, Callable[..., Any]]] = None,
                       print: Optional[PrintCallback] = None,
                       max_stream_bytes: int = DEFAULT_STREAM_LIMIT,
-                      max_result_bytes: int = DEFAULT_RESULT_LIMIT) -> ExecutionResult:
+                      max_result_bytes: int = DEFAULT_RESULT_LIMIT,
+                      on_output: Optional[OutputCallback] = None) -> ExecutionResult:
         """As Sandbox.execute."""
-        capture = _Capture(max_stream_bytes, print)
+        capture = _Capture(max_stream_bytes, print, on_output)
         try:
-            result = await self._run(code, inputs, functions, capture, max_result_bytes)
+            result = await self._run(code, inputs, functions, capture, max_result_bytes,
+                                     capture.output)
         except StockadeError as error:
             return capture.failed(error)
         return capture.succeeded(result)
@@ -618,7 +646,9 @@ def _running_loop() -> Optional[asyncio.AbstractEventLoop]:
 
 def run(code: str, language: str = "python", *, inputs: Optional[Mapping[str, Any]] = None,
         functions: Optional[Mapping[str, Callable[..., Any]]] = None,
-        print: Optional[PrintCallback] = None, **options: Any) -> Any:
+        print: Optional[PrintCallback] = None, on_output: Optional[OutputCallback] = None,
+        **options: Any) -> Any:
     """Runs `code` once in a fresh sandbox and returns its result."""
     with Sandbox(language, **options) as sandbox:
-        return sandbox.run(code, inputs=inputs, functions=functions, print=print)
+        return sandbox.run(code, inputs=inputs, functions=functions, print=print,
+                           on_output=on_output)
