@@ -94,9 +94,22 @@ export type PrintCallback = (stream: "stdout" | "stderr", text: string) => void;
 /** A host function: it may return a value or a promise of one. */
 export type HostFunction = (...args: any[]) => GuestValue | Promise<GuestValue>;
 
+/** A rich output the guest showed: a matplotlib figure, `display(df)`. */
+export interface Output {
+  /** "image/png", "text/html", "image/svg+xml", "text/plain", ... */
+  mimeType: string;
+  data: Buffer;
+  /** A plain-text form of it. */
+  text: string;
+}
+
+export type OutputCallback = (output: Output) => void;
+
 export interface RunOptions {
   inputs?: Record<string, GuestValue>;
   print?: PrintCallback;
+  /** Where rich outputs go; without it, each is noted on stderr. */
+  onOutput?: OutputCallback;
   /** Host functions for this run only. */
   functions?: Record<string, HostFunction>;
 }
@@ -166,6 +179,8 @@ export interface ExecutionResult {
    *  StockadeError subclass's name ("TimeLimitError", "MemoryLimitError"). */
   errorType: string | null;
   truncated: boolean;
+  /** The rich outputs the guest showed, in order. */
+  outputs: Output[];
 }
 
 export declare class Sandbox {
@@ -177,7 +192,12 @@ export declare class Sandbox {
   /** A stepped run: each host call, lookup and await is a cursor the host answers. */
   start(
     code: string,
-    options?: { inputs?: Record<string, GuestValue>; functions?: string[]; print?: PrintCallback },
+    options?: {
+      inputs?: Record<string, GuestValue>;
+      functions?: string[];
+      print?: PrintCallback;
+      onOutput?: OutputCallback;
+    },
   ): Promise<Progress>;
   /** The cursor a stepped run waits at, or null. */
   pending(): Promise<Progress | null>;

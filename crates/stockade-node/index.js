@@ -112,14 +112,16 @@ class Sandbox {
   #functions = new Map();
   /** Where the running run's output goes. */
   #print = null;
+  /** Where the running run's rich outputs go. */
+  #onOutput = null;
   #redact;
   #seal;
   /** The last queued call: runs, steps and dumps take turns. */
   #turn = Promise.resolve();
   /** Resolves the call under way with the addon's answer. */
   #settle = null;
-  /** Where a suspended stepped run's output goes. */
-  #steppedPrint = null;
+  /** Where a suspended stepped run's output and rich outputs go ({print, onOutput}). */
+  #steppedSinks = null;
 
   constructor(language = "python", options = {}) {
     if (!LANGUAGES.includes(language)) {
@@ -166,6 +168,13 @@ class Sandbox {
       const [stream, text] = args;
       if (this.#print) this.#print(stream, text);
       else (stream === "stderr" ? process.stderr : process.stdout).write(text);
+      return OK;
+    }
+    if (name === "\u0000output") {
+      const [mimeType, data, text, note] = args;
+      if (this.#onOutput) this.#onOutput({ mimeType, data: Buffer.from(data, "base64"), text });
+      else if (this.#print) this.#print("stderr", note);
+      else process.stderr.write(note);
       return OK;
     }
     if (name === "\u0000settle") {
@@ -332,19 +341,24 @@ class Sandbox {
   /**
    * Runs `code` after binding `inputs` as globals; resolves to the value
    * of its last expression. Guest output goes to `print(stream, text)`, or
-   * to process.stdout and process.stderr, as it is printed; `functions`
-   * are host functions for this run only. Runs on one sandbox take turns.
+   * to process.stdout and process.stderr, as it is printed; each rich
+   * output (a chart, `display(df)`) to `onOutput({mimeType, data, text})`,
+   * or a note on stderr; `functions` are host functions for this run
+   * only. Runs on one sandbox take turns.
    */
-  async run(code, { inputs, print, functions } = {}) {
+  async run(code, { inputs, print, functions, onOutput } = {}) {
     checkPrint(print);
+    checkOnOutput(onOutput);
     const encoded = encodeInputs(inputs);
     const answer = await this.#exclusive(async (session) => {
       const added = this.#bindForRun(functions);
       this.#print = print ?? null;
+      this.#onOutput = onOutput ?? null;
       try {
         return await this.#answer(() => session.run(String(code), encoded, ...this.#bound()));
       } finally {
         this.#print = null;
+        this.#onOutput = null;
         this.#unbindAfterRun(added);
       }
     });
@@ -360,38 +374,45 @@ class Sandbox {
    * `run` raises NameError for them). Output goes to `print` until the
    * run completes.
    */
-  async start(code, { inputs, functions = [], print } = {}) {
+  async start(code, { inputs, functions = [], print, onOutput } = {}) {
     checkPrint(print);
+    checkOnOutput(onOutput);
     if (!Array.isArray(functions) || functions.some((name) => typeof name !== "string")) {
       throw new errors.ConfigurationError("functions takes names (an array of strings) for a stepped run.");
     }
     const encoded = encodeInputs(inputs);
-    return this.#stepped(print ?? null, (session) =>
+    return this.#stepped({ print: print ?? null, onOutput: onOutput ?? null }, (session) =>
       this.#answer(() => session.start(String(code), encoded, functions, ...this.#bound())));
   }
 
-  /** Where a stepped run stopped, its output going to `print` until it completes. */
-  async #stepped(print, call) {
+  /**
+   * Where a stepped run stopped, its output going to `sinks.print` and its
+   * rich outputs to `sinks.onOutput` until it completes.
+   */
+  async #stepped(sinks, call) {
     let answer;
     try {
       answer = await this.#exclusive((session) => {
-        this.#steppedPrint = print;
-        this.#print = print;
+        this.#steppedSinks = sinks;
+        this.#print = sinks.print;
+        this.#onOutput = sinks.onOutput;
         return call(session);
       });
     } catch (err) {
-      if (!(err instanceof errors.CursorError)) this.#steppedPrint = null;
+      if (!(err instanceof errors.CursorError)) this.#steppedSinks = null;
       throw err;
     } finally {
       this.#print = null;
+      this.#onOutput = null;
     }
     const where = progress(this, answer.value);
-    if (where instanceof progressJs.Complete) this.#steppedPrint = null;
+    if (where instanceof progressJs.Complete) this.#steppedSinks = null;
     return where;
   }
 
   [ANSWER](answer) {
-    return this.#stepped(this.#steppedPrint, (session) => this.#answer(() => session.answer(JSON.stringify(answer))));
+    const sinks = this.#steppedSinks ?? { print: null, onOutput: null };
+    return this.#stepped(sinks, (session) => this.#answer(() => session.answer(JSON.stringify(answer))));
   }
 
   /** The cursor a stepped run waits at (see `start`), or null. */
@@ -454,9 +475,15 @@ class Sandbox {
 
   /**
    * As `run`, but never throws for the run's own failure: resolves to
-   * `{status, stdout, stderr, result, error, errorType, truncated}`.
+   * `{status, stdout, stderr, result, error, errorType, truncated, outputs}`.
    */
-  async execute(code, { inputs, functions, print, maxStreamBytes = DEFAULT_STREAM_LIMIT } = {}) {
+  async execute(code, { inputs, functions, print, onOutput, maxStreamBytes = DEFAULT_STREAM_LIMIT } = {}) {
+    checkOnOutput(onOutput);
+    const outputs = [];
+    const keep = (output) => {
+      outputs.push(output);
+      if (onOutput) onOutput(output);
+    };
     const streams = { stdout: "", stderr: "" };
     const bytes = { stdout: 0, stderr: 0 };
     let truncated = false;
@@ -475,14 +502,14 @@ class Sandbox {
       }
     };
     try {
-      const result = await this.run(code, { inputs, functions, print: capture });
-      return { status: "ok", ...streams, result, error: null, errorType: null, truncated };
+      const result = await this.run(code, { inputs, functions, print: capture, onOutput: keep });
+      return { status: "ok", ...streams, result, error: null, errorType: null, truncated, outputs };
     } catch (err) {
       if (!(err instanceof errors.StockadeError)) throw err;
       // The guest's own class (a syntax error's too, "SyntaxError"), else
       // the StockadeError subclass: as the Python package and MCP say.
       const errorType = err instanceof errors.GuestError ? err.type : err.constructor.name;
-      return { status: "error", ...streams, result: null, error: err.message, errorType, truncated };
+      return { status: "error", ...streams, result: null, error: err.message, errorType, truncated, outputs };
     }
   }
 
@@ -533,6 +560,12 @@ function dispatcherOf(sandbox) {
     if (live !== undefined) return Sandbox[DISPATCH](live, name, text);
     return name.startsWith("\u0000") ? OK : JSON.stringify({ ok: false, type: "RuntimeError", message: "the sandbox is gone" });
   };
+}
+
+function checkOnOutput(onOutput) {
+  if (onOutput !== undefined && onOutput !== null && typeof onOutput !== "function") {
+    throw new errors.ConfigurationError("onOutput takes a function ({mimeType, data, text}) => void.");
+  }
 }
 
 function checkPrint(print) {
@@ -617,10 +650,10 @@ class Pool {
 
 /** One run in a fresh sandbox, closed after it. */
 async function run(language, code, options = {}) {
-  const { inputs, print, functions, ...sandboxOptions } = options;
+  const { inputs, print, functions, onOutput, ...sandboxOptions } = options;
   const sandbox = new Sandbox(language, sandboxOptions);
   try {
-    return await sandbox.run(code, { inputs, print, functions });
+    return await sandbox.run(code, { inputs, print, functions, onOutput });
   } finally {
     sandbox.close();
   }

@@ -1,5 +1,5 @@
 //! Compiles the worker's bundled JavaScript modules into QuickJS bytecode:
-//! the console, Intl, the web polyfills, Node's `fs` and `path`, and Node's util.inspect
+//! the console, display(), Intl, the web polyfills, Node's `fs` and `path`, and Node's util.inspect
 //! (third_party/node-inspect-extracted, loaded the first time a guest logs
 //! an object), so that no worker parses them (QuickJS parses util.inspect's
 //! 51 KB in about 6 ms; loading its bytecode takes a fraction of that).
@@ -15,10 +15,11 @@ const CONSOLE: &str = "src/engine/javascript/js/console.js";
 const INTL: &str = "src/engine/javascript/js/intl.js";
 const POLYFILLS: &str = "src/engine/javascript/js/polyfills.js";
 const NODE_FS: &str = "src/engine/javascript/js/node_fs.js";
+const DISPLAY: &str = "src/engine/javascript/js/display.js";
 const MARKER: &str = "/* THE BUNDLE */";
 
 fn main() -> Result<(), Box<dyn Error>> {
-    for path in [BUNDLE, INSPECT, CONSOLE, INTL, POLYFILLS, NODE_FS] {
+    for path in [BUNDLE, INSPECT, CONSOLE, INTL, POLYFILLS, NODE_FS, DISPLAY] {
         println!("cargo::rerun-if-changed={path}");
     }
     let bundle = std::fs::read_to_string(BUNDLE)?;
@@ -54,6 +55,11 @@ fn main() -> Result<(), Box<dyn Error>> {
             "stockade:node-fs",
             std::fs::read_to_string(NODE_FS)?,
             "node_fs.qjsbc",
+        ),
+        (
+            "stockade:display",
+            std::fs::read_to_string(DISPLAY)?,
+            "display.qjsbc",
         ),
     ];
     for (name, source, file) in modules {

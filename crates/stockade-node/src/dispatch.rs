@@ -40,6 +40,8 @@ const BURST_GAP: Duration = Duration::from_micros(500);
 /// The name under which the dispatcher is handed guest output (no guest
 /// function can have it).
 const PRINT: &str = "\u{0}print";
+/// The name under which the dispatcher is handed a rich output.
+const OUTPUT: &str = "\u{0}output";
 /// The name under which the dispatcher is handed a call's answer.
 const SETTLE: &str = "\u{0}settle";
 
@@ -229,6 +231,20 @@ impl Replier {
 /// Hands guest output to Node, without waiting.
 pub fn print(dispatcher: &Dispatcher, stream: &str, text: &str) {
     send(dispatcher, PRINT, &json!([stream, text]));
+}
+
+/// Hands a rich output to Node, without waiting: its MIME type, its bytes
+/// in base64 (the queue carries text), its text form, and the note to
+/// show on stderr when the caller takes no outputs.
+pub fn output(dispatcher: &Dispatcher, output: &stockade::Output) {
+    use base64::Engine as _;
+    let data = base64::engine::general_purpose::STANDARD.encode(&output.data);
+    let note = stockade::unclaimed_output_note(output);
+    send(
+        dispatcher,
+        OUTPUT,
+        &json!([output.mime_type, data, output.text, note]),
+    );
 }
 
 /// Hands Node a session call's answer (JSON text), after everything

@@ -335,6 +335,8 @@ fn call(
         };
         dispatch::print(&printer, name, text);
     });
+    let shower = Arc::clone(dispatcher);
+    session.on_output(move |output| dispatch::output(&shower, &output));
     let outcome = work(session, dispatcher);
     if closing.load(Ordering::Relaxed) {
         *guard = Ok(None);

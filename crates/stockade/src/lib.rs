@@ -104,7 +104,7 @@ pub use pool::{CheckoutOptions, Pool, PoolOptions, PoolStats, REFILL_DEFERRED_BY
 pub use progress::{CursorAnswer, FunctionCall, NameLookup, PendingFutures, Progress, Stepped};
 pub use reaper::{MAX_UNREAPED, unreaped_workers};
 pub use remote::Remote;
-pub use session::{DumpSeal, RunLimits, Session, WorkerInfo};
+pub use session::{DumpSeal, RunLimits, Session, WorkerInfo, unclaimed_output_note};
 pub use stockade_wire::{
     BigInt, Date, DateTime, GuestException, MIN_SUPPORTED_PROTOCOL_VERSION, Output,
     PROTOCOL_VERSION, PrintStream, SandboxReport, Time, TimeDelta, Value,

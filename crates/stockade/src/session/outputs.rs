@@ -11,11 +11,7 @@ impl Session {
     pub(super) fn deliver_output(&mut self, output: Output) {
         match &mut self.output {
             Some(callback) => callback(output),
-            None => self.note_to_guest_stderr(&format!(
-                "[stockade: the guest showed an output ({}, {} bytes), which this host does not take]\n",
-                output.mime_type,
-                output.data.len()
-            )),
+            None => self.note_to_guest_stderr(&unclaimed_output_note(&output)),
         }
     }
 
@@ -25,4 +21,15 @@ impl Session {
             print(PrintStream::Stderr, line);
         }
     }
+}
+
+/// The line a host that takes no outputs shows on the guest's stderr in
+/// place of `output` (a binding whose caller passed no output callback
+/// shows this one too).
+pub fn unclaimed_output_note(output: &Output) -> String {
+    format!(
+        "[stockade: the guest showed an output ({}, {} bytes), which this host does not take]\n",
+        output.mime_type,
+        output.data.len()
+    )
 }

@@ -20,6 +20,8 @@ pub enum Bundled {
     Polyfills,
     /// Node's `fs`, `fs/promises` and `path` (js/node_fs.js).
     NodeFs,
+    /// The guest's `display()` (js/display.js).
+    Display,
 }
 
 static INSPECT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/inspect.qjsbc"));
@@ -27,6 +29,7 @@ static CONSOLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/console.qjsbc"
 static INTL: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/intl.qjsbc"));
 static POLYFILLS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/polyfills.qjsbc"));
 static NODE_FS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/node_fs.qjsbc"));
+static DISPLAY: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/display.qjsbc"));
 
 impl Bundled {
     fn name(self) -> &'static str {
@@ -36,6 +39,7 @@ impl Bundled {
             Bundled::Intl => "Intl",
             Bundled::Polyfills => "polyfills",
             Bundled::NodeFs => "fs module",
+            Bundled::Display => "display function",
         }
     }
 
@@ -46,6 +50,7 @@ impl Bundled {
             Bundled::Intl => INTL,
             Bundled::Polyfills => POLYFILLS,
             Bundled::NodeFs => NODE_FS,
+            Bundled::Display => DISPLAY,
         }
     }
 

@@ -6,6 +6,7 @@
 mod bridge;
 mod bundled;
 mod clock_journal;
+mod display;
 mod heap;
 mod intl;
 mod modules;
@@ -197,6 +198,9 @@ impl JavaScriptEngine {
             let load_inspect =
                 Function::new(ctx.clone(), load_inspect).map_err(|err| err.to_string())?;
             let inspector: Function = Bundled::Console.install(&ctx, (print, load_inspect))?;
+            let show = Function::new(ctx.clone(), display::show_function(Rc::clone(&bridge)))
+                .map_err(|err| err.to_string())?;
+            Bundled::Display.install::<_, ()>(&ctx, (show, inspector.clone()))?;
             if ctx.store_userdata(Inspector(inspector)).is_err() {
                 return Err("cannot keep the console's inspector".into());
             }

@@ -1,5 +1,6 @@
-//! Rich outputs from CPython guests (docs/data.md, "Outputs"): `display()`
-//! and matplotlib figures reach the host as a MIME type plus bytes, in
+//! Rich outputs (docs/data.md, "Outputs"): from CPython guests,
+//! `display()` and matplotlib figures, and from JavaScript guests
+//! `display()`, reach the host as a MIME type plus bytes, in
 //! order with the guest's prints, within the feed's output budget; what
 //! does not fit, or what a host does not take, is said on stderr and the
 //! session lives. The packages come through the package layer
@@ -324,4 +325,47 @@ fn a_host_that_takes_no_outputs_hears_of_each_on_stderr() {
         err.contains("showed an output (image/svg+xml, 11 bytes), which this host does not take"),
         "{err}"
     );
+}
+
+#[test]
+fn a_javascript_guest_displays_svg_strings_bytes_and_values() {
+    let (mut session, log) = listening(SessionOptions::new(Language::JavaScript));
+    let code = r#"
+console.log("before");
+display("<svg xmlns='http://www.w3.org/2000/svg'><rect width='2' height='2'/></svg>");
+display(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2]));
+display({ rows: 3, cols: ["a", "b"] });
+display("<b>bold</b>", "text/html");
+let refused;
+try { display("x", "not a type"); } catch (err) { refused = `${err.name}: ${err.message}`; }
+refused
+"#;
+    let value = session.run(code).unwrap();
+    assert!(
+        matches!(&value, Value::Str(text) if text.starts_with("TypeError:") && text.contains("is not a MIME type")),
+        "{value:?}"
+    );
+    let heard = taken(&log);
+    assert!(
+        matches!(heard.first(), Some(Heard::Out(text)) if text == "before\n"),
+        "{heard:?}"
+    );
+    let outputs = shown(&heard);
+    let summary: Vec<(&str, &[u8])> = outputs
+        .iter()
+        .map(|o| (o.mime_type.as_str(), o.data.as_slice()))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (
+                "image/svg+xml",
+                &b"<svg xmlns='http://www.w3.org/2000/svg'><rect width='2' height='2'/></svg>"[..]
+            ),
+            ("image/png", &b"\x89PNG\r\n\x1a\n\x01\x02"[..]),
+            ("text/plain", &b"{ rows: 3, cols: [ 'a', 'b' ] }"[..]),
+            ("text/html", &b"<b>bold</b>"[..]),
+        ]
+    );
+    assert_eq!(outputs[1].text, "<image/png, 10 bytes>");
 }
