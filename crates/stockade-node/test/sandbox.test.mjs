@@ -230,3 +230,39 @@ test("packages are installed on the host and imported by a CPython guest", async
     sandbox.close();
   }
 });
+
+test("rich outputs reach onOutput in order and execute() keeps them, in both languages", async () => {
+  const cases = [
+    ["python", { engine: "cpython" }, "print('a')\ndisplay('<svg></svg>')\ndisplay(b'\\x89PNG\\r\\n\\x1a\\n')\n2"],
+    ["javascript", {}, "console.log('a'); display('<svg></svg>'); display(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])); 2"],
+  ];
+  for (const [language, options, code] of cases) {
+    const sandbox = new Sandbox(language, options);
+    try {
+      const heard = [];
+      const value = await sandbox.run(code, {
+        print: (stream, text) => heard.push(["print", text]),
+        onOutput: (output) => heard.push(["output", output.mimeType, output.data]),
+      });
+      assert.equal(value, 2);
+      assert.deepEqual(heard, [
+        ["print", "a\n"],
+        ["output", "image/svg+xml", Buffer.from("<svg></svg>")],
+        ["output", "image/png", Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])],
+      ], language);
+      const result = await sandbox.execute(code);
+      assert.equal(result.status, "ok");
+      assert.deepEqual(result.outputs.map((o) => [o.mimeType, o.text]),
+        [["image/svg+xml", "'<svg></svg>'"], ["image/png", "<image/png, 8 bytes>"]]);
+      // Without onOutput, each output is noted where stderr goes.
+      const notes = [];
+      await sandbox.run("display('<svg></svg>')", { print: (stream, text) => notes.push([stream, text]) });
+      assert.equal(notes.length, 1);
+      assert.equal(notes[0][0], "stderr");
+      assert.match(notes[0][1], /showed an output \(image\/svg\+xml, 11 bytes\), which this host does not take/);
+      await assert.rejects(sandbox.run("1", { onOutput: "out.png" }), stockade.ConfigurationError);
+    } finally {
+      sandbox.close();
+    }
+  }
+});

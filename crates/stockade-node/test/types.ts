@@ -2,7 +2,7 @@
 // what a user writes.
 import {
   Sandbox, Pool, run, GuestError, TimeLimitError, Float, FunctionCall, Complete, type ExecutionResult, type GuestValue,
-  type Progress,
+  type Progress, type Output,
 } from "../index.js";
 
 async function main(): Promise<void> {
@@ -10,6 +10,8 @@ async function main(): Promise<void> {
   const value: GuestValue = await sandbox.run("x = 40\nx + 2", { inputs: { rows: [1, 2n, "a", new Map([[1, 2]])] } });
   const result: ExecutionResult = await sandbox.execute("1 / 0");
   if (result.status === "error") console.log(result.errorType, result.error);
+  for (const output of result.outputs) console.log(output.mimeType, output.data.length, output.text);
+  await sandbox.run("display(1)", { onOutput: (output: Output) => output.data.byteLength });
   try {
     await sandbox.run("raise ValueError('no')");
   } catch (err) {
