@@ -1,8 +1,12 @@
 //! A call's result as a tool result: structured content (the fields a
-//! program reads) and the same as text (what a model reads).
+//! program reads) and the same as text (what a model reads), then the
+//! guest's rich outputs: images as image content, tables and other text
+//! as text.
 
+use base64::Engine as _;
+use rmcp::model::ContentBlock;
 use serde::Serialize;
-use stockade::{Error, Value};
+use stockade::{Error, Output, Value};
 
 use crate::sessions::{Ran, capped};
 
@@ -34,6 +38,46 @@ pub struct RunOutput {
     /// was lost: why, and that earlier variables are gone.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The rich outputs the guest showed, each by its type, size and text
+    /// form; the outputs themselves follow the text in the content.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub outputs: Vec<OutputSummary>,
+    #[serde(skip)]
+    shown: Vec<Output>,
+}
+
+/// One rich output as the structured content lists it.
+#[derive(Debug, Serialize)]
+pub struct OutputSummary {
+    pub mime_type: String,
+    pub bytes: usize,
+    pub text: String,
+}
+
+/// Image types MCP clients show as images.
+const IMAGE_TYPES: &[&str] = &["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+/// An output as content: an image as image content (base64), HTML as its
+/// text form (a DataFrame's table reads better so than as markup), other
+/// text (SVG, JSON, markdown) as itself, anything else as its text form.
+fn content_of(output: &Output) -> ContentBlock {
+    let essence = output
+        .mime_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim();
+    if IMAGE_TYPES.contains(&essence) {
+        let data = base64::engine::general_purpose::STANDARD.encode(&output.data);
+        return ContentBlock::image(data, essence);
+    }
+    let textual =
+        essence.starts_with("text/") || essence.ends_with("+xml") || essence.ends_with("/json");
+    let shown = match std::str::from_utf8(&output.data) {
+        Ok(text) if textual && essence != "text/html" => capped(text),
+        _ => capped(&output.text),
+    };
+    ContentBlock::text(format!("output ({}):\n{shown}", output.mime_type))
 }
 
 /// The class name a failure is reported under: the guest's own exception
@@ -85,7 +129,22 @@ impl RunOutput {
             traceback,
             state_kept: !ran.lost,
             note,
+            outputs: ran
+                .outputs
+                .iter()
+                .map(|output| OutputSummary {
+                    mime_type: output.mime_type.clone(),
+                    bytes: output.data.len(),
+                    text: capped(&output.text),
+                })
+                .collect(),
+            shown: ran.outputs,
         }
+    }
+
+    /// The content blocks of the rich outputs, in order.
+    pub fn output_content(&self) -> Vec<ContentBlock> {
+        self.shown.iter().map(content_of).collect()
     }
 
     /// Whether the call failed (the tool result's `isError`).

@@ -194,6 +194,7 @@ impl ToolServer {
             CallToolResult::structured(structured)
         };
         result.content = vec![ContentBlock::text(text)];
+        result.content.extend(output.output_content());
         Ok(result)
     }
 

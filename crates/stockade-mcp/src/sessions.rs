@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use stockade::{Error, Language, PrintStream, Session, SessionOptions, Value};
+use stockade::{Error, Language, Output, PrintStream, Session, SessionOptions, Value};
 
 use crate::admission::{Admission, Caller, Held};
 
@@ -95,6 +95,22 @@ pub struct Ran {
     pub replaced: Option<String>,
     /// The call lost its session; the next call starts a fresh one.
     pub lost: bool,
+    /// The rich outputs the guest showed (charts, tables), in order.
+    pub outputs: Vec<Output>,
+}
+
+impl Ran {
+    /// A call that failed with `err` before any guest code ran.
+    fn before_running(err: Error, lost: bool) -> Self {
+        Ran {
+            stdout: String::new(),
+            stderr: String::new(),
+            outcome: Err(err),
+            replaced: None,
+            lost,
+            outputs: Vec::new(),
+        }
+    }
 }
 
 /// A stream kept up to [`MAX_STREAM_BYTES`].
@@ -232,13 +248,7 @@ impl Sessions {
         // run in; a cancelled request leaves it as it was.
         let stopped = self.stops(language).load(Ordering::SeqCst) != arrived;
         if stopped || cancel.load(Ordering::SeqCst) {
-            return Ran {
-                stdout: String::new(),
-                stderr: String::new(),
-                outcome: Err(Error::Interrupted),
-                replaced: None,
-                lost: stopped,
-            };
+            return Ran::before_running(Error::Interrupted, stopped);
         }
         let asked = self.resets(language).load(Ordering::SeqCst);
         if slot.resets_done < asked {
@@ -259,13 +269,7 @@ impl Sessions {
                     Err(why) => {
                         // Nothing ran: the next call still has the news.
                         slot.lost = replaced;
-                        return Ran {
-                            stdout: String::new(),
-                            stderr: String::new(),
-                            outcome: Err(Error::OverCapacity(why)),
-                            replaced: None,
-                            lost: true,
-                        };
+                        return Ran::before_running(Error::OverCapacity(why), true);
                     }
                 }
             }
@@ -287,13 +291,7 @@ impl Sessions {
                     // Nothing ran: the next call still has the news to tell.
                     slot.lost = replaced;
                     slot.held = None;
-                    return Ran {
-                        stdout: String::new(),
-                        stderr: String::new(),
-                        outcome: Err(err),
-                        replaced: None,
-                        lost: true,
-                    };
+                    return Ran::before_running(err, true);
                 }
             },
         };
@@ -306,9 +304,17 @@ impl Sessions {
                 PrintStream::Stderr => streams.1.push(text),
             }
         });
+        let shown = Arc::new(Mutex::new(Vec::new()));
+        let keep = Arc::clone(&shown);
+        session.on_output(move |output| {
+            keep.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(output);
+        });
         let outcome = session.run_with_inputs(code, inputs);
-        // The callback holds the other reference; replacing it frees it.
+        // The callbacks hold the other references; replacing them frees them.
         session.on_print(|_, _| {});
+        session.clear_on_output();
         // A spent max_duration leaves the session alive but refusing every
         // feed; a client can always start afresh with `reset`, so a spent
         // budget is a lost sandbox here too, replaced on the next call.
@@ -334,12 +340,14 @@ impl Sessions {
                 std::mem::take(&mut *shared.lock().unwrap_or_else(PoisonError::into_inner))
             }
         };
+        let outputs = std::mem::take(&mut *shown.lock().unwrap_or_else(PoisonError::into_inner));
         Ran {
             stdout: stdout.finish(),
             stderr: stderr.finish(),
             outcome,
             replaced,
             lost,
+            outputs,
         }
     }
 

@@ -59,7 +59,20 @@ fn run_output_schema() -> Arc<JsonObject> {
             "error_message": { "type": "string" },
             "traceback": { "type": "string" },
             "state_kept": { "type": "boolean", "description": "False when the call lost its sandbox: the next call starts a fresh one." },
-            "note": { "type": "string", "description": "Set when the call ran in a fresh sandbox because the previous one was lost." }
+            "note": { "type": "string", "description": "Set when the call ran in a fresh sandbox because the previous one was lost." },
+            "outputs": {
+                "type": "array",
+                "description": "The rich outputs the code showed (display(), matplotlib figures), in order; each follows the text in the content, images as image content.",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "mime_type": { "type": "string" },
+                        "bytes": { "type": "integer" },
+                        "text": { "type": "string", "description": "A plain-text form of the output." }
+                    },
+                    "required": ["mime_type", "bytes", "text"]
+                }
+            }
         },
         "required": ["stdout", "stderr", "state_kept"]
     }))
@@ -152,7 +165,9 @@ fn python_engine(options: &SessionOptions) -> String {
                     bytes(size)
                 ),
             };
-            format!("{version}, with {packages}{scratch}; `print` to show output")
+            format!(
+                "{version}, with {packages}{scratch}; `print` to show output; `display(obj)` and matplotlib's `plt.show()` return charts as images and tables as text"
+            )
         }
         _ => "monty, a subset of Python: functions, loops, comprehensions, dicts, f-strings and top-level await work; generators, class inheritance and most standard-library modules (heapq, csv, statistics, decimal, ...) do not, so keep to plain code; `print` to show output".into(),
     }
@@ -167,7 +182,7 @@ pub fn tools(python: &SessionOptions, javascript: &SessionOptions) -> Vec<Tool> 
         world(python)
     );
     let run_javascript = format!(
-        "Run JavaScript in a sandbox and return what it logged and the value of its last expression. Engine: QuickJS (modern ECMAScript, top-level await, Node-style `console.log` output; `require` and `import` give only Node's `fs` and `path`, over the files below; no `process`, no `fetch`, no npm packages). {state} {}",
+        "Run JavaScript in a sandbox and return what it logged and the value of its last expression. Engine: QuickJS (modern ECMAScript, top-level await, Node-style `console.log` output; `require` and `import` give only Node's `fs` and `path`, over the files below; no `process`, no `fetch`, no npm packages; `display(svgString)` or `display(pngBytes)` returns an image). {state} {}",
         world(javascript)
     );
     let run_annotations = ToolAnnotations::new()

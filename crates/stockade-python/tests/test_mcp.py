@@ -3,6 +3,7 @@ client would drive it: the command the installed wheel provides, spawned
 over stdio."""
 
 import asyncio
+import base64
 import pathlib
 import sys
 
@@ -245,3 +246,21 @@ def test_mcp_a_client_of_the_2026_protocol_keeps_state_over_stdio():
     version, result = asyncio.run(main())
     assert version == "2026-07-28"
     assert result.structured_content["result"] == "10"
+
+
+def test_mcp_returns_images_as_image_content_and_text_outputs_as_text():
+    code = ("display(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 7]));"
+            "display(\"<svg xmlns='http://www.w3.org/2000/svg'/>\"); 'done'")
+
+    async def work(session):
+        return await session.call_tool("run_javascript", {"code": code})
+
+    result = with_client(work)
+    assert not result.is_error
+    text, image, svg = result.content
+    assert "result: 'done'" in text.text
+    assert image.type == "image" and image.mime_type == "image/png"
+    assert base64.b64decode(image.data) == b"\x89PNG\r\n\x1a\n\x07"
+    assert svg.type == "text" and "<svg xmlns='http://www.w3.org/2000/svg'/>" in svg.text
+    assert [(o["mime_type"], o["bytes"]) for o in result.structured_content["outputs"]] == [
+        ("image/png", 9), ("image/svg+xml", 41)]
