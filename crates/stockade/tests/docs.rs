@@ -221,3 +221,64 @@ fn every_test_named_in_install_md_exists() {
 fn every_test_named_in_integrations_md_exists() {
     check_pytest_names_in_prose("integrations.md", 12);
 }
+
+/// Every test docs/data.md names after "Test:" or "Tests:" exists: a Rust
+/// `fn` or pytest `def` for a snake_case name, a Node test's title for one
+/// with spaces.
+#[test]
+fn every_test_named_in_data_md_exists() {
+    let (doc, sources) = doc_and_sources("data.md");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut node_tests = String::new();
+    for entry in std::fs::read_dir(root.join("crates/stockade-node/test"))
+        .unwrap()
+        .flatten()
+    {
+        node_tests.push_str(&std::fs::read_to_string(entry.path()).unwrap_or_default());
+    }
+    let mut named = Vec::new();
+    for (at, _) in doc.match_indices("Test") {
+        let rest = &doc[at..];
+        let Some(listed) = rest
+            .strip_prefix("Tests:")
+            .or_else(|| rest.strip_prefix("Test:"))
+        else {
+            continue;
+        };
+        // A list ends with its sentence, bullet or paragraph, or where a
+        // remark in parentheses follows it.
+        let end = [
+            listed.find(". "),
+            listed.find(".\n"),
+            listed.find("\n- "),
+            listed.find("\n\n"),
+            listed.find("\n("),
+            listed.find(" ("),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(listed.len());
+        named.extend(listed[..end].split('`').skip(1).step_by(2));
+    }
+    assert!(
+        named.len() >= 20,
+        "found only {} test names in data.md",
+        named.len()
+    );
+    for name in named {
+        let name = name.replace('\n', " ");
+        if name.contains(' ') {
+            assert!(
+                node_tests.contains(&format!("test(\"{name}\"")),
+                "docs/data.md names {name:?}, which is not a Node test"
+            );
+        } else {
+            assert!(
+                sources.contains(&format!("fn {name}("))
+                    || sources.contains(&format!("def {name}(")),
+                "docs/data.md names {name}, which is not a test"
+            );
+        }
+    }
+}
