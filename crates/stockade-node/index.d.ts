@@ -65,6 +65,8 @@ export interface SandboxOptions {
    * installed on the host by uv (wheels only, cached for later sandboxes).
    */
   packages?: string[];
+  /** CPython: modules imported before the first run; a pool's template imports them once for all its workers. */
+  preload?: string[];
   /** Seconds a turn may take before the worker is killed (default 60). */
   requestTimeout?: number;
   maxHostCalls?: number;

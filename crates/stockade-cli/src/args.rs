@@ -134,6 +134,10 @@ pub struct PythonArgs {
     /// never has the network.
     #[arg(long = "with", value_name = "REQUIREMENT")]
     packages: Vec<String>,
+    /// A module CPython guests find imported before the code runs, such as
+    /// pandas (repeatable); a pool's template imports it once for all.
+    #[arg(long = "preload-module", value_name = "MODULE")]
+    preload: Vec<String>,
 }
 
 impl PythonArgs {
@@ -154,6 +158,9 @@ impl PythonArgs {
         }
         if !self.packages.is_empty() {
             options = options.packages(self.packages.clone());
+        }
+        if !self.preload.is_empty() {
+            options = options.preload(self.preload.clone());
         }
         options
     }

@@ -53,6 +53,8 @@ pub struct CPythonPrepared {
     hidden: Vec<PathBuf>,
     scratch: Option<u64>,
     guest: Py<PyModule>,
+    /// Modules to import once the sandbox is in force.
+    preload: Vec<String>,
 }
 
 fn text(err: PyErr) -> String {
@@ -189,6 +191,7 @@ impl CPythonPrepared {
             hidden,
             scratch: config.max_scratch_bytes,
             guest: guest.unbind(),
+            preload: config.preload,
         })
     }
 }
@@ -256,7 +259,12 @@ impl Prepared for CPythonPrepared {
         // the matching release never comes (the process ends with `_exit`),
         // which is the point.
         let _kept = unsafe { pyo3::ffi::PyGILState_Ensure() };
-        Python::attach(|py| CPythonEngine::new(py, self.guest.bind(py), limits))
-            .map(|engine| Box::new(engine) as Box<dyn Engine>)
+        Python::attach(|py| {
+            // Under the sandbox: a package's import is no more trusted
+            // than the guest's own code.
+            crate::template::import_preloaded(py, &self.preload)?;
+            CPythonEngine::new(py, self.guest.bind(py), limits)
+        })
+        .map(|engine| Box::new(engine) as Box<dyn Engine>)
     }
 }

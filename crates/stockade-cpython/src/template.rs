@@ -22,7 +22,25 @@
 //! `TZ=UTC` and blocks ssl before its imports, so its workers see the world
 //! as a worker started from scratch does.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use pyo3::prelude::*;
+
+/// Set when this interpreter is a template.
+static TEMPLATE: AtomicBool = AtomicBool::new(false);
+
+/// Thread pools that native libraries start when they load, sized by
+/// these variables: a template sets each to 1 (unless the host's
+/// environment already names a size) before it preloads modules, because
+/// a worker forked from it has only the thread that forked, and a pool
+/// the library believes it has would never answer.
+const THREAD_POOL_SIZES: &[&str] = &[
+    "OPENBLAS_NUM_THREADS",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+    "POLARS_MAX_THREADS",
+];
 
 /// Modules every worker forked from the template finds imported: what the
 /// engine loads at each start and what guest code most often imports.
@@ -43,6 +61,7 @@ const TEMPLATE_MODULES: &[&str] = &[
 /// Readies the interpreter to be a template: the zone, ssl blocked, the
 /// common modules imported and the system libraries found.
 pub fn preload(py: Python<'_>) {
+    TEMPLATE.store(true, Ordering::Relaxed);
     // Guests see UTC: set before the modules below read the zone (a worker
     // started from scratch sets it at the same point of its start).
     // SAFETY: the template has one thread; nothing reads the environment
@@ -61,6 +80,33 @@ pub fn preload(py: Python<'_>) {
         let _ = py.import(*module);
     }
     crate::natives::remember_system_libraries(py);
+}
+
+/// Imports the modules a session preloads (its `preload` option), once
+/// the sandbox is in force: in a template once, for every worker it
+/// forks; in a worker started alone, before its first feed. A module that
+/// fails to import fails the worker's start, naming it.
+pub fn import_preloaded(py: Python<'_>, modules: &[String]) -> Result<(), String> {
+    if modules.is_empty() {
+        return Ok(());
+    }
+    if TEMPLATE.load(Ordering::Relaxed) {
+        for name in THREAD_POOL_SIZES {
+            if std::env::var_os(name).is_none() {
+                // SAFETY: the template has one running thread (the main
+                // thread is blocked joining this one) and nothing reads
+                // the environment while it changes.
+                unsafe { std::env::set_var(name, "1") };
+            }
+        }
+    }
+    for module in modules {
+        py.import(module.as_str())
+            .map_err(|err| format!("cannot preload {module}: {err}"))?;
+    }
+    // What the imports made is the template's, shared with every fork.
+    let _ = py.import("gc").and_then(|gc| gc.call_method0("collect"));
+    Ok(())
 }
 
 /// Forks the template into a worker (worker-core's `fork_beside`) with

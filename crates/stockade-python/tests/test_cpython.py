@@ -122,3 +122,15 @@ def test_on_output_must_be_callable():
     with stockade.Sandbox(engine="cpython") as sandbox:
         with pytest.raises(stockade.ConfigurationError, match="on_output"):
             sandbox.run("1", on_output="out.png")
+
+
+def test_a_pool_preloads_modules_for_every_checkout():
+    probe = "import sys\n'csv' in sys.modules"
+    with stockade.Sandbox(engine="cpython") as plain:
+        assert plain.run(probe) is False
+    with stockade.Pool("python", engine="cpython", preload=["csv"], size=1) as pool:
+        for _ in range(2):
+            with pool.checkout() as sandbox:
+                assert sandbox.run(probe) is True
+    with pytest.raises(stockade.ConfigurationError, match="not a module name"):
+        stockade.Sandbox(engine="cpython", preload=["csv; x"])

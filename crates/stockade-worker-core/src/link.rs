@@ -23,6 +23,9 @@ pub enum Interrupt {
 }
 
 /// A request read from the parent, or why none could be.
+// One lives at a time, on the session thread's stack, and most are
+// requests: boxing the large one would cost an allocation per message.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Incoming {
     Request(Request),

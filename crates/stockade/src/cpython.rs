@@ -13,7 +13,9 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use stockade_wire::{CPythonConfig, MAX_PATH, MAX_SITE_PACKAGES};
+use stockade_wire::{
+    CPythonConfig, MAX_MODULE_NAME, MAX_PATH, MAX_PRELOAD, MAX_SITE_PACKAGES, valid_module_name,
+};
 
 use crate::error::{ConfigurationKind, Error};
 
@@ -40,6 +42,10 @@ pub struct CPythonOptions {
     /// show to guests after `site_packages`: requirements such as
     /// `pandas==3.1.1` (docs/data.md, "Packages").
     pub packages: Vec<String>,
+    /// Modules imported before the first feed: in a pool's template once,
+    /// for every worker forked from it (`pandas`, `matplotlib.pyplot`;
+    /// docs/data.md, "Preloaded modules").
+    pub preload: Vec<String>,
 }
 
 impl CPythonOptions {
@@ -51,6 +57,17 @@ impl CPythonOptions {
     /// long as Configure carries.
     pub(crate) fn validate(&self) -> Result<(), String> {
         crate::packages::normalise(&self.packages)?;
+        if self.preload.len() > MAX_PRELOAD {
+            return Err(format!(
+                "preload names {} modules; at most {MAX_PRELOAD}",
+                self.preload.len()
+            ));
+        }
+        if let Some(bad) = self.preload.iter().find(|m| !valid_module_name(m)) {
+            return Err(format!(
+                "preload: {bad:?} is not a module name (dotted identifiers, at most {MAX_MODULE_NAME} bytes)"
+            ));
+        }
         if self.site_packages.len() + usize::from(!self.packages.is_empty()) > MAX_SITE_PACKAGES {
             return Err(format!(
                 "site_packages names {} directories; at most {MAX_SITE_PACKAGES}",
@@ -92,6 +109,7 @@ impl CPythonOptions {
             max_scratch_bytes: None,
             // Left only in a remote session's options (session/start.rs, install_packages).
             packages: self.packages.clone(),
+            preload: self.preload.clone(),
         }
     }
 }

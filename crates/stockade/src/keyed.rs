@@ -41,6 +41,7 @@ pub const SESSION_OPTIONS: &[&str] = &[
     "python",
     "site_packages",
     "packages",
+    "preload",
     "sandbox",
     "request_timeout",
     "duration_grace",
@@ -172,6 +173,11 @@ impl SessionOptions {
                 OptionValue::Str(dir) => self.cpython.site_packages = vec![dir.into()],
                 _ => return Err(v.wrong("a list of directories")),
             },
+            "preload" => match v.value {
+                OptionValue::List(modules) => self.cpython.preload = modules,
+                OptionValue::Str(module) => self.cpython.preload = vec![module],
+                _ => return Err(v.wrong("a list of module names")),
+            },
             "packages" => match v.value {
                 OptionValue::List(requirements) => self.cpython.packages = requirements,
                 OptionValue::Str(requirement) => self.cpython.packages = vec![requirement],
@@ -298,6 +304,7 @@ mod tests {
                 "engine" => OptionValue::Str("quickjs".into()),
                 "site_packages" => OptionValue::List(vec!["/usr".into()]),
                 "packages" => OptionValue::List(vec!["pandas==3.1.1".into()]),
+                "preload" => OptionValue::List(vec!["json".into()]),
                 "sandbox" => OptionValue::Str("require".into()),
                 "redact_host_errors" | "spare" | "dumpable" | "strict_eval" | "web_polyfills"
                 | "inspect_results" => OptionValue::Bool(true),

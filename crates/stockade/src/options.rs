@@ -270,6 +270,9 @@ impl SessionOptions {
         /// Packages CPython guests may import, installed on the host by uv
         /// (wheels only) into a cache every later session reuses.
         packages(requirements: Vec<String>) => cpython.packages = requirements;
+        /// Modules CPython guests find imported: a pool's template imports
+        /// them once for every worker it forks.
+        preload(modules: Vec<String>) => cpython.preload = modules;
         max_duration(limit: Duration) => limits.max_duration = Some(limit);
         max_memory(bytes: u64) => limits.max_memory = Some(bytes);
         max_recursion_depth(depth: u32) => limits.max_recursion_depth = depth;

@@ -8,7 +8,8 @@
 use std::path::PathBuf;
 
 use stockade::{
-    ConfigurationKind, Error, Interpreter, Language, SandboxMode, Session, SessionOptions, Value,
+    ConfigurationKind, Error, Interpreter, Language, Pool, PoolOptions, SandboxMode, Session,
+    SessionOptions, Value,
 };
 
 fn options(packages: &[&str]) -> SessionOptions {
@@ -99,4 +100,51 @@ fn requirements_that_are_urls_paths_or_options_are_refused_before_anything_runs(
         }
         other => panic!("packages on monty were not refused: {other:?}"),
     }
+}
+
+#[test]
+fn preloaded_modules_are_found_imported_by_every_checkout_and_their_native_code_runs() {
+    let options = options(&["numpy==2.4.6", "pandas==3.1.1"]).preload(vec!["pandas".into()]);
+    let pool = Pool::new(
+        options,
+        PoolOptions {
+            size: 2,
+            ..PoolOptions::default()
+        },
+    )
+    .expect("the pool starts");
+    // Each checkout finds pandas imported already, and numpy's BLAS (whose
+    // thread pool a forked worker could not have) multiplies in it.
+    let code = "import sys\nloaded = 'pandas' in sys.modules\n\
+        import numpy as np, pandas as pd\n\
+        df = pd.DataFrame({'k': [1, 1, 2], 'v': [1, 2, 3]})\n\
+        [loaded, int(df.groupby('k').v.sum().sum()), float((np.ones((400, 400)) @ np.ones((400, 400)))[0, 0])]";
+    for _ in 0..3 {
+        let mut session = pool.checkout().expect("a checkout");
+        assert_eq!(
+            session.run(code).unwrap(),
+            Value::List(vec![Value::Bool(true), Value::Int(6), Value::Float(400.0)])
+        );
+    }
+}
+
+#[test]
+fn a_module_that_cannot_be_preloaded_fails_the_start_naming_it() {
+    let missing = options(&[]).preload(vec!["no_such_module_for_stockade".into()]);
+    let Err(err) = Session::new(missing) else {
+        panic!("the start should fail")
+    };
+    assert!(
+        err.to_string()
+            .contains("cannot preload no_such_module_for_stockade"),
+        "{err}"
+    );
+    let malformed = options(&[]).preload(vec!["os; import x".into()]);
+    let Err(err) = Session::new(malformed) else {
+        panic!("a malformed module name should be refused")
+    };
+    assert!(
+        matches!(&err, Error::Configuration(_)) && err.to_string().contains("is not a module name"),
+        "{err}"
+    );
 }

@@ -92,6 +92,27 @@ pub struct CPythonConfig {
     /// its allow-list (protocol 5); a worker is never sent any (its host
     /// installs them and names their directory in `site_packages`).
     pub packages: Vec<String>,
+    /// Modules imported before the first feed (protocol 6): once per
+    /// template, for every worker forked from it.
+    pub preload: Vec<String>,
+}
+
+/// Most modules one Configure may preload.
+pub const MAX_PRELOAD: usize = 64;
+/// Longest preloaded module name, in bytes.
+pub const MAX_MODULE_NAME: usize = 256;
+
+/// Whether `name` is a module name `import` takes: dotted identifiers.
+pub fn valid_module_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= MAX_MODULE_NAME
+        && name.split('.').all(|part| {
+            let mut chars = part.chars();
+            chars
+                .next()
+                .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+                && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+        })
 }
 
 /// Most package requirements one Configure may carry.
@@ -221,6 +242,9 @@ const WORLD_SINCE: u32 = 4;
 /// The first protocol version whose CPython configuration carries the
 /// scratch directory's size and the packages a server is asked for.
 const SCRATCH_SINCE: u32 = 5;
+/// The first protocol version whose CPython configuration carries the
+/// modules to preload.
+const PRELOAD_SINCE: u32 = 6;
 
 /// The engine's own configuration (nothing for monty), laid out as
 /// `protocol_version` lays it out.
@@ -274,6 +298,15 @@ pub(super) fn write_engine_config(
                     "packages need protocol {SCRATCH_SINCE} or later, not {protocol_version}"
                 )));
             }
+            if protocol_version >= PRELOAD_SINCE {
+                w.list(&config.preload, MAX_PRELOAD, "preload", |w, module| {
+                    write_label(w, module, MAX_MODULE_NAME, "preloaded module")
+                })?;
+            } else if !config.preload.is_empty() {
+                return Err(EncodeError::Invalid(format!(
+                    "preloaded modules need protocol {PRELOAD_SINCE} or later, not {protocol_version}"
+                )));
+            }
             // An older worker has no scratch to size: it is left out.
             Ok(())
         }
@@ -320,6 +353,13 @@ pub(super) fn read_engine_config(
             packages: if protocol_version >= SCRATCH_SINCE {
                 r.list(MAX_PACKAGES, "packages count", |r| {
                     r.str_capped("package requirement", MAX_REQUIREMENT)
+                })?
+            } else {
+                Vec::new()
+            },
+            preload: if protocol_version >= PRELOAD_SINCE {
+                r.list(MAX_PRELOAD, "preload count", |r| {
+                    r.str_capped("preloaded module", MAX_MODULE_NAME)
                 })?
             } else {
                 Vec::new()
