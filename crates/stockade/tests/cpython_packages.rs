@@ -147,4 +147,9 @@ fn a_module_that_cannot_be_preloaded_fails_the_start_naming_it() {
         matches!(&err, Error::Configuration(_)) && err.to_string().contains("is not a module name"),
         "{err}"
     );
+    let too_many = options(&[]).preload((0..65).map(|i| format!("m{i}")).collect());
+    let Err(err) = Session::new(too_many) else {
+        panic!("65 modules should be refused")
+    };
+    assert!(err.to_string().contains("at most 64"), "{err}");
 }
