@@ -142,7 +142,8 @@ pub fn apply(config: &SandboxConfig) -> Result<Report, SandboxError> {
         &mut req,
         match profile {
             Profile::Closed => rlimits::OPEN_FILES,
-            Profile::Interpreter | Profile::Scratch => rlimits::INTERPRETER_OPEN_FILES,
+            Profile::Interpreter => rlimits::INTERPRETER_OPEN_FILES,
+            Profile::Scratch => rlimits::SCRATCH_OPEN_FILES,
         },
     )?;
     // A template whose workers mount their own scratch leaves them the

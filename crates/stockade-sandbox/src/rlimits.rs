@@ -10,6 +10,11 @@ pub const OPEN_FILES: u64 = 16;
 /// Open descriptors an interpreter reading its trees may hold: imports open
 /// and close files, extension modules map theirs, threads add a few.
 pub const INTERPRETER_OPEN_FILES: u64 = 64;
+/// Open descriptors an interpreter with a scratch directory may hold: code
+/// that writes files keeps many open at once (a hundred temporary files,
+/// a database and its journal per connection), as the system's usual soft
+/// limit allows; each is a bounded kernel object.
+pub const SCRATCH_OPEN_FILES: u64 = 1024;
 
 fn set(resource: Resource, soft: u64, hard: u64) -> Result<(), String> {
     setrlimit(

@@ -252,3 +252,25 @@ os.__file__
     let db = "import sqlite3\nc = sqlite3.connect('/tmp/l.db')\nc.execute('create table t(a)')\nc.execute('insert into t values (1)')\nc.commit()\nc.execute('select count(*) from t').fetchone()[0]";
     assert_eq!(session.run(db).unwrap(), Value::Int(1));
 }
+
+/// A guest with a scratch may hold as many files open as the system's
+/// usual soft limit (1024, RLIMIT_NOFILE): a hundred temporary files at
+/// once works; past the limit `open` fails with EMFILE, which the guest
+/// catches, and the session lives.
+#[test]
+fn a_guest_with_a_scratch_holds_hundreds_of_files_open_and_past_the_limit_gets_emfile() {
+    for (how, mut session) in both_ways(options()) {
+        let code = "import errno, tempfile\n\
+            held = [tempfile.TemporaryFile() for _ in range(200)]\n\
+            try:\n    while True:\n        held.append(open('/tmp/x', 'w'))\n\
+            except OSError as err:\n    outcome = (err.errno == errno.EMFILE, len(held) < 1024)\n\
+            for f in held:\n    f.close()\n\
+            outcome";
+        assert_eq!(
+            session.run(code).unwrap(),
+            Value::Tuple(vec![Value::Bool(true), Value::Bool(true)]),
+            "{how}"
+        );
+        assert_eq!(session.run("1 + 1").unwrap(), Value::Int(2), "{how}");
+    }
+}
