@@ -40,6 +40,27 @@ _COMPILED = {}
 _MAX_COMPILED = 128
 _MAX_COMPILED_SOURCE = 1000
 
+class BuiltinLike:
+    """Stands in for a built-in function the engine replaces (`os.unlink`,
+    `open`, `time.time`): like a built-in, and unlike a Python function,
+    it does not bind as a method when code keeps it on a class
+    (`class T: _unlink = os.unlink`, then `self._unlink(path)`)."""
+
+    def __init__(self, function, original, module):
+        self._function = function
+        self.__name__ = original.__name__
+        self.__qualname__ = getattr(original, "__qualname__", original.__name__)
+        self.__doc__ = original.__doc__
+        self.__module__ = module
+        self.__wrapped__ = original
+
+    def __call__(self, *args, **kwargs):
+        return self._function(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<built-in function {self.__name__}>"
+
+
 class Output(io.TextIOBase):
     """sys.stdout or sys.stderr: text goes to the host's print stream."""
 

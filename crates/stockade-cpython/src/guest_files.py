@@ -334,15 +334,14 @@ def mount_files(os_call):
                                              follow_symlinks=follow_symlinks),
                       lambda target: bool(call("Path.exists", target)))
 
-    for function, original in ((open_, real_open), (stat_, real["stat"]), (lstat_, real["lstat"]),
-                               (listdir_, real["listdir"]), (scandir_, real["scandir"]),
-                               (mkdir_, real["mkdir"]), (unlink_, real["unlink"]),
-                               (rmdir_, real["rmdir"]), (rename_, real["rename"]),
-                               (access_, real["access"])):
-        function.__name__ = function.__qualname__ = original.__name__
-        function.__doc__ = original.__doc__
-        function.__module__ = "io" if original is real_open else "os"
-    builtins.open = io.open = open_
-    os.stat, os.lstat, os.listdir, os.scandir = stat_, lstat_, listdir_, scandir_
-    os.mkdir, os.unlink, os.remove, os.rmdir = mkdir_, unlink_, unlink_, rmdir_
-    os.rename, os.replace, os.access = rename_, rename_, access_
+    def like(function, name):
+        return BuiltinLike(function, real_open if name == "open" else real[name],
+                           "io" if name == "open" else "os")
+
+    builtins.open = io.open = like(open_, "open")
+    os.stat, os.lstat = like(stat_, "stat"), like(lstat_, "lstat")
+    os.listdir, os.scandir = like(listdir_, "listdir"), like(scandir_, "scandir")
+    os.mkdir, os.rmdir = like(mkdir_, "mkdir"), like(rmdir_, "rmdir")
+    os.unlink, os.remove = like(unlink_, "unlink"), like(unlink_, "remove")
+    os.rename, os.replace = like(rename_, "rename"), like(rename_, "replace")
+    os.access = like(access_, "access")

@@ -18,7 +18,14 @@ _reseed = None
 
 
 def _named_like(function, original, module):
-    """`function`, named and documented as the `original` it stands for."""
+    """`function`, named and documented as the built-in `original` it
+    stands for, and like it not bound as a method when kept on a class."""
+    return BuiltinLike(function, original, module)
+
+
+def _method_like(function, original, module):
+    """`function`, named and documented as the method `original` it
+    replaces on a class (where it must bind, as the original does)."""
     function.__name__ = original.__name__
     function.__qualname__ = getattr(original, "__qualname__", original.__name__)
     function.__module__ = module
@@ -145,7 +152,7 @@ def journal(seed):
             a = int.from_bytes(os.urandom(32), "little")
         return seed_from(self, a, version)
 
-    random.Random.seed = _named_like(seeded, seed_from, "random")
+    random.Random.seed = _method_like(seeded, seed_from, "random")
     random.seed = random._inst.seed
     random._inst.seed()
 

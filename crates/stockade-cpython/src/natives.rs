@@ -185,22 +185,6 @@ pub fn dynamic(path: &Path) -> Option<Dynamic> {
     })
 }
 
-/// CPython's test and experimental extension modules in `dirs`, hidden
-/// from guests: they exist to poke at the interpreter's internals.
-pub fn test_modules(dirs: &[PathBuf]) -> Vec<PathBuf> {
-    const TEST_MODULES: &[&str] = &["_test", "_xx", "xx", "_ctypes_test"];
-    dirs.iter()
-        .filter_map(|dir| std::fs::read_dir(dir).ok())
-        .flat_map(|entries| entries.flatten())
-        .filter(|entry| {
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            TEST_MODULES.iter().any(|prefix| name.starts_with(prefix))
-        })
-        .map(|entry| entry.path())
-        .collect()
-}
-
 /// Files the process has mapped (its interpreter, libc, what it loaded).
 fn mapped() -> BTreeSet<PathBuf> {
     std::fs::read_to_string("/proc/self/maps")

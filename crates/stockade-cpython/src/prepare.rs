@@ -176,16 +176,16 @@ impl CPythonPrepared {
         readable.extend(time_zone_database());
         // Inside the standard library's trees: the interpreter's own
         // package directories (what the host installed there is not the
-        // guest's; `site_packages` names what is) and CPython's test and
-        // experimental modules.
-        let mut hidden: Vec<PathBuf> = path
+        // guest's; `site_packages` names what is). CPython's test modules
+        // (`_testcapi`, ...) stay: native code the OS layers contain, as
+        // they contain ctypes, and what CPython's own tests import.
+        let hidden: Vec<PathBuf> = path
             .iter()
             .filter(|dir| !config.site_packages.contains(dir))
             .flat_map(|dir| {
                 ["site-packages", "dist-packages"].map(|name| PathBuf::from(dir).join(name))
             })
             .collect();
-        hidden.extend(crate::natives::test_modules(&dynload));
         Ok(Self {
             readable,
             hidden,

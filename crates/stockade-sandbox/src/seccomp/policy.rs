@@ -226,10 +226,12 @@ fn interpreter_calls(allowed: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<()
         allowed.insert(call, Vec::new());
     }
     // Close-on-exec set and cleared (how CPython's `os.set_inheritable`,
-    // and so `tempfile`, marks a descriptor); no other ioctl.
+    // and so `tempfile`, marks a descriptor), and non-blocking mode set
+    // (how its `os.set_blocking` does it): flags of the process's own
+    // descriptors; no other ioctl.
     allowed.insert(
         libc::SYS_ioctl,
-        [libc::FIOCLEX, libc::FIONCLEX]
+        [libc::FIOCLEX, libc::FIONCLEX, libc::FIONBIO]
             .into_iter()
             .map(|request| rule(vec![arg(1, SeccompCmpOp::Eq, request)?]))
             .collect::<Result<_, _>>()?,
