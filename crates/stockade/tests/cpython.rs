@@ -1044,3 +1044,39 @@ fn a_cpython_guest_imports_a_packages_extension_module_and_the_libraries_it_link
         let _ = std::fs::remove_dir_all(&root);
     }
 }
+
+/// The engine's stand-ins for built-in functions (`open`, `os.unlink`, the
+/// clock of a session with a frozen one) behave as the built-ins do when
+/// code keeps them on a class: not bound as methods. And `os.set_blocking`
+/// (an `ioctl(FIONBIO)`) works on the guest's own pipe.
+#[test]
+fn stand_ins_for_builtins_kept_on_a_class_are_not_bound_and_set_blocking_works() {
+    let mut frozen = options().sandbox(SandboxMode::Require);
+    frozen.clock = stockade::GuestClock::Frozen(
+        std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000),
+    );
+    let mut session = Session::new(frozen).expect("starts");
+    let code = r#"
+import os, time
+class Files:
+    _open = open
+    _unlink = os.unlink
+    _now = time.time
+    def make(self, path):
+        with self._open(path, "w") as f:
+            f.write("x")
+        self._unlink(path)
+        return os.path.exists(path), self._now()
+r, w = os.pipe()
+os.set_blocking(r, False)
+[*Files().make("/tmp/kept.txt"), os.get_blocking(r)]
+"#;
+    assert_eq!(
+        session.run(code).unwrap(),
+        Value::List(vec![
+            Value::Bool(false),
+            Value::Float(1_700_000_000.0),
+            Value::Bool(false)
+        ])
+    );
+}
