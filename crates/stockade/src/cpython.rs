@@ -46,6 +46,10 @@ pub struct CPythonOptions {
     /// for every worker forked from it (`pandas`, `matplotlib.pyplot`;
     /// docs/data.md, "Preloaded modules").
     pub preload: Vec<String>,
+    /// The packages a feed's PEP 723 `# /// script` block may name (by
+    /// name; `*` any), installed as `packages` are before the session's
+    /// first feed; empty: such a block is a comment (docs/data.md).
+    pub script_packages: Vec<String>,
 }
 
 impl CPythonOptions {
@@ -61,6 +65,16 @@ impl CPythonOptions {
             return Err(format!(
                 "preload names {} modules; at most {MAX_PRELOAD}",
                 self.preload.len()
+            ));
+        }
+        if let Some(bad) = self
+            .script_packages
+            .iter()
+            .find(|name| name.as_str() != "*" && crate::packages::check_requirement(name).is_err())
+        {
+            return Err(format!(
+                "script_packages: {:?} is not a package name (or `*`, any)",
+                crate::text::escape_controls(bad)
             ));
         }
         if let Some(bad) = self.preload.iter().find(|m| !valid_module_name(m)) {

@@ -42,6 +42,7 @@ pub const SESSION_OPTIONS: &[&str] = &[
     "site_packages",
     "packages",
     "preload",
+    "script_packages",
     "sandbox",
     "request_timeout",
     "duration_grace",
@@ -172,6 +173,11 @@ impl SessionOptions {
                 }
                 OptionValue::Str(dir) => self.cpython.site_packages = vec![dir.into()],
                 _ => return Err(v.wrong("a list of directories")),
+            },
+            "script_packages" => match v.value {
+                OptionValue::List(names) => self.cpython.script_packages = names,
+                OptionValue::Str(name) => self.cpython.script_packages = vec![name],
+                _ => return Err(v.wrong("a list of package names")),
             },
             "preload" => match v.value {
                 OptionValue::List(modules) => self.cpython.preload = modules,
@@ -305,6 +311,7 @@ mod tests {
                 "site_packages" => OptionValue::List(vec!["/usr".into()]),
                 "packages" => OptionValue::List(vec!["pandas==3.1.1".into()]),
                 "preload" => OptionValue::List(vec!["json".into()]),
+                "script_packages" => OptionValue::List(vec!["pandas".into()]),
                 "sandbox" => OptionValue::Str("require".into()),
                 "redact_host_errors" | "spare" | "dumpable" | "strict_eval" | "web_polyfills"
                 | "inspect_results" => OptionValue::Bool(true),

@@ -72,6 +72,7 @@ mod python_interpreter;
 mod reaper;
 pub mod relay;
 mod remote;
+mod script_metadata;
 mod session;
 mod spare;
 mod supervisor;

@@ -273,6 +273,8 @@ impl SessionOptions {
         /// Modules CPython guests find imported: a pool's template imports
         /// them once for every worker it forks.
         preload(modules: Vec<String>) => cpython.preload = modules;
+        /// Packages a feed's `# /// script` block may name (`*`: any).
+        script_packages(names: Vec<String>) => cpython.script_packages = names;
         max_duration(limit: Duration) => limits.max_duration = Some(limit);
         max_memory(bytes: u64) => limits.max_memory = Some(bytes);
         max_recursion_depth(depth: u32) => limits.max_recursion_depth = depth;

@@ -22,6 +22,7 @@ use crate::options::SessionOptions;
 
 mod dump;
 mod end;
+mod install;
 mod io;
 mod journal;
 mod outputs;
@@ -88,6 +89,9 @@ pub struct Session {
     /// The session has run (or restored) something: a dump restores only
     /// into a session that has not.
     fed: bool,
+    /// The package requirements the session was made with (its options
+    /// hold their installed directory instead, once installed).
+    packages: Vec<String>,
     /// What a dump of a dumpable QuickJS or CPython session replays.
     journal: Option<journal::Journal>,
     /// The session was restored from a journal: its randomness takes a
@@ -176,6 +180,7 @@ impl Session {
     /// Takes over a prestarted worker with `options`, whose worker key
     /// matches the one it was started with.
     pub(crate) fn adopt(&mut self, options: SessionOptions) {
+        self.packages = options.cpython.packages.clone();
         self.options = options;
         self.prestarted = true;
     }
@@ -307,6 +312,7 @@ impl Session {
         inputs: Vec<(String, Value)>,
         limits: RunLimits,
     ) -> Result<Value, Error> {
+        self.install_script_packages(code)?;
         let (turn, feed) = self.prepare_feed(code, inputs, limits)?;
         self.answer(&feed)?;
         let result = self.serve_turn(turn);

@@ -153,3 +153,92 @@ fn a_module_that_cannot_be_preloaded_fails_the_start_naming_it() {
     };
     assert!(err.to_string().contains("at most 64"), "{err}");
 }
+
+#[test]
+fn install_dependencies_before_the_first_run_gives_the_guest_them_and_keeps_the_hosts_functions() {
+    let mut session = Session::new(options(&[])).expect("starts");
+    session.register_function("twice", |args| match args.positional.first() {
+        Some(Value::Int(n)) => Ok(Value::Int(n * 2)),
+        _ => Ok(Value::None),
+    });
+    session.install_dependencies(&[]).unwrap();
+    session
+        .install_dependencies(&["tabulate==0.10.0".to_owned()])
+        .expect("installed");
+    assert_eq!(
+        session
+            .run("import tabulate\n[tabulate.__version__, twice(21)]")
+            .unwrap(),
+        Value::List(vec![s("0.10.0"), Value::Int(42)])
+    );
+    // Asking again for what it has is no change; anything new after the
+    // first run is refused, naming it, and the session lives.
+    session
+        .install_dependencies(&["tabulate==0.10.0".to_owned()])
+        .unwrap();
+    let err = session
+        .install_dependencies(&["six==1.17.0".to_owned()])
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Configuration(_))
+            && err.to_string().contains("six==1.17.0")
+            && err.to_string().contains("before a session's first run"),
+        "{err}"
+    );
+    assert_eq!(session.run("1 + 1").unwrap(), Value::Int(2));
+    let mut monty = Session::new(SessionOptions::new(Language::Python).engine(Interpreter::Monty))
+        .expect("starts");
+    let err = monty
+        .install_dependencies(&["tabulate".to_owned()])
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("needs the cpython engine"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_script_block_installs_its_packages_only_when_the_session_allows_them() {
+    let code = "# /// script\n# dependencies = [\"tabulate==0.10.0\"]\n# ///\nimport tabulate\ntabulate.__version__";
+    // Not allowed: the block is a comment, as it is to Python.
+    let mut plain = Session::new(options(&[])).expect("starts");
+    let err = plain.run(code).unwrap_err();
+    assert!(
+        err.to_string().contains("No module named 'tabulate'"),
+        "{err}"
+    );
+    // Allowed by name: installed before the first run.
+    let mut allowed =
+        Session::new(options(&[]).script_packages(vec!["Tabulate".into()])).expect("starts");
+    assert_eq!(allowed.run(code).unwrap(), s("0.10.0"));
+    // A later block naming what the session has runs; one naming more is
+    // refused, naming it.
+    assert_eq!(allowed.run(code).unwrap(), s("0.10.0"));
+    let more = "# /// script\n# dependencies = [\"six==1.17.0\"]\n# ///\nimport six";
+    let err = Session::new(options(&[]).script_packages(vec!["*".into()]))
+        .and_then(|mut any| {
+            any.run("1")?;
+            any.run(more)
+        })
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("before a session's first run"),
+        "{err}"
+    );
+    // A package the allow-list does not name is refused before anything runs.
+    let mut narrow =
+        Session::new(options(&[]).script_packages(vec!["pandas".into()])).expect("starts");
+    let err = narrow.run(code).unwrap_err();
+    assert!(
+        matches!(&err, Error::Configuration(_))
+            && err
+                .to_string()
+                .contains("names tabulate==0.10.0, which script_packages does not allow"),
+        "{err}"
+    );
+    // A broken block says what is wrong with it.
+    let err = narrow
+        .run("# /// script\n# dependencies = [\n# ///\n1")
+        .unwrap_err();
+    assert!(err.to_string().contains("not valid TOML"), "{err}");
+}

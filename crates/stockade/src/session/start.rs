@@ -124,6 +124,7 @@ impl Session {
         // The default engine is decided once (it looks for an interpreter).
         options.engine = Some(options.interpreter());
         options.validate().map_err(Error::invalid_option)?;
+        let packages = options.cpython.packages.clone();
         install_packages(&mut options)?;
         // A dumpable session's randomness is seeded by the host (QuickJS's
         // Math.random; CPython's os.urandom, random and string hash), so
@@ -181,6 +182,7 @@ impl Session {
             cursors: 0,
             step_futures: Default::default(),
             fed: false,
+            packages,
             journal,
             reseed_before_feed: false,
             replaying: false,

@@ -145,6 +145,7 @@ impl Session {
         code: &str,
         inputs: Vec<(String, Value)>,
     ) -> Result<Progress<'_>, Error> {
+        self.install_script_packages(code)?;
         let (turn, feed) = self.prepare_feed(code, inputs, Default::default())?;
         self.step_futures = StepFutures::default();
         self.answer(&feed)?;
