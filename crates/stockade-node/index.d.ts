@@ -67,6 +67,8 @@ export interface SandboxOptions {
   packages?: string[];
   /** CPython: modules imported before the first run; a pool's template imports them once for all its workers. */
   preload?: string[];
+  /** CPython: packages a `# /// script` block may name ("*": any); without, such a block is a comment. */
+  scriptPackages?: string[];
   /** Seconds a turn may take before the worker is killed (default 60). */
   requestTimeout?: number;
   maxHostCalls?: number;
@@ -203,6 +205,8 @@ export declare class Sandbox {
   ): Promise<Progress>;
   /** The cursor a stepped run waits at, or null. */
   pending(): Promise<Progress | null>;
+  /** CPython: packages the guest may import, installed before the first run. */
+  installDependencies(requirements: string[]): Promise<void>;
   /** The sandbox as sealed bytes (needs `dumpKeys` and `dumpContext`). */
   dump(): Promise<Buffer>;
   /** A sandbox rebuilt from a dump, in a fresh worker. */

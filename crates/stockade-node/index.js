@@ -474,6 +474,18 @@ class Sandbox {
   }
 
   /**
+   * Makes `requirements` ("pandas==3.1.1") importable by a CPython guest:
+   * installed on the host by uv (wheels only, cached), before the
+   * sandbox's first run; afterwards only packages it has are accepted.
+   */
+  async installDependencies(requirements) {
+    if (!Array.isArray(requirements) || requirements.some((r) => typeof r !== "string")) {
+      throw new errors.ConfigurationError("installDependencies takes requirements (an array of strings).");
+    }
+    await this.#exclusive((session) => this.#answer(() => session.installDependencies(requirements)));
+  }
+
+  /**
    * As `run`, but never throws for the run's own failure: resolves to
    * `{status, stdout, stderr, result, error, errorType, truncated, outputs}`.
    */

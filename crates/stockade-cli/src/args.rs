@@ -138,6 +138,11 @@ pub struct PythonArgs {
     /// pandas (repeatable); a pool's template imports it once for all.
     #[arg(long = "preload-module", value_name = "MODULE")]
     preload: Vec<String>,
+    /// A package the code's PEP 723 `# /// script` block may name, installed
+    /// as --with installs it (repeatable; `*` allows any). Without it such
+    /// a block is a comment.
+    #[arg(long = "allow-script-package", value_name = "NAME")]
+    script_packages: Vec<String>,
 }
 
 impl PythonArgs {
@@ -161,6 +166,9 @@ impl PythonArgs {
         }
         if !self.preload.is_empty() {
             options = options.preload(self.preload.clone());
+        }
+        if !self.script_packages.is_empty() {
+            options = options.script_packages(self.script_packages.clone());
         }
         options
     }

@@ -640,3 +640,37 @@ fn outputs_are_written_to_the_outputs_directory_and_named_on_stderr() {
         stderr(&output)
     );
 }
+
+/// `stockade run` honours a PEP 723 `# /// script` block only for the
+/// packages `--allow-script-package` names, as `uv run` installs them.
+#[test]
+fn a_script_blocks_packages_are_installed_only_when_allowed() {
+    assert!(
+        std::env::var_os("STOCKADE_UV").is_some(),
+        "this test installs packages with uv: set STOCKADE_UV (scripts/test sets it to .venv/bin/uv)"
+    );
+    let code = "# /// script\n# dependencies = [\"tabulate==0.10.0\"]\n# ///\nimport tabulate\nprint(tabulate.__version__)\n";
+    let allowed = run_code(
+        code,
+        &["--engine", "cpython", "--allow-script-package", "tabulate"],
+    );
+    assert_eq!(allowed.status.code(), Some(0), "{}", stderr(&allowed));
+    assert_eq!(stdout(&allowed), "0.10.0\n");
+    let refused = run_code(
+        code,
+        &["--engine", "cpython", "--allow-script-package", "pandas"],
+    );
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(
+        last_line(&refused).contains("which script_packages does not allow"),
+        "{}",
+        stderr(&refused)
+    );
+    let comment = run_code(code, &["--engine", "cpython"]);
+    assert_eq!(comment.status.code(), Some(1));
+    assert!(
+        stderr(&comment).contains("No module named 'tabulate'"),
+        "{}",
+        stderr(&comment)
+    );
+}

@@ -229,6 +229,16 @@ impl NativeSession {
         })
     }
 
+    /// Makes `requirements` importable by a CPython guest, before its
+    /// first run (`Session::install_dependencies`).
+    #[napi]
+    pub fn install_dependencies(&self, requirements: Vec<String>) -> napi::Result<Option<String>> {
+        self.on_thread(move |session, _| {
+            session.install_dependencies(&requirements)?;
+            Ok(Json::Null)
+        })
+    }
+
     /// Ends the worker at once, even mid-run (it is reaped off this
     /// thread); never waits for a call under way, which ends with the
     /// sandbox closed.

@@ -266,3 +266,23 @@ test("rich outputs reach onOutput in order and execute() keeps them, in both lan
     }
   }
 });
+
+test("installDependencies and a script block add packages before the first run", async () => {
+  const sandbox = new Sandbox("python", { engine: "cpython", sandbox: "require" });
+  try {
+    await sandbox.installDependencies(["tabulate==0.10.0"]);
+    assert.equal(await sandbox.run("import tabulate\ntabulate.__version__"), "0.10.0");
+    await assert.rejects(sandbox.installDependencies(["six==1.17.0"]), (err) =>
+      err instanceof stockade.ConfigurationError && err.message.includes("before a session's first run"));
+    await assert.rejects(sandbox.installDependencies("six"), stockade.ConfigurationError);
+  } finally {
+    sandbox.close();
+  }
+  const allowed = new Sandbox("python", { engine: "cpython", scriptPackages: ["tabulate"] });
+  try {
+    const block = "# /// script\n# dependencies = ['tabulate==0.10.0']\n# ///\nimport tabulate\n1";
+    assert.equal(await allowed.run(block), 1);
+  } finally {
+    allowed.close();
+  }
+});

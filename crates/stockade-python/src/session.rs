@@ -324,6 +324,15 @@ impl NativeSession {
             .map_err(|err| to_pyerr(py, err, None))
     }
 
+    /// Makes `requirements` importable by a CPython guest, before its
+    /// first run.
+    fn install_dependencies(&self, py: Python<'_>, requirements: Vec<String>) -> PyResult<()> {
+        let mut guard = self.lock(py)?;
+        let session = open(&mut guard)?;
+        py.detach(|| session.install_dependencies(&requirements))
+            .map_err(|err| to_pyerr(py, err, None))
+    }
+
     /// Where a suspended feed waits, again; None when none is suspended.
     fn pending(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         let mut guard = self.lock(py)?;

@@ -134,3 +134,18 @@ def test_a_pool_preloads_modules_for_every_checkout():
                 assert sandbox.run(probe) is True
     with pytest.raises(stockade.ConfigurationError, match="not a module name"):
         stockade.Sandbox(engine="cpython", preload=["csv; x"])
+
+
+def test_install_dependencies_and_script_blocks_add_packages_before_the_first_run():
+    with stockade.Sandbox(engine="cpython", sandbox="require") as sandbox:
+        sandbox.install_dependencies([])
+        sandbox.install_dependencies(stockade.Packages(["tabulate==0.10.0"]))
+        assert sandbox.run("import tabulate\ntabulate.__version__") == "0.10.0"
+        with pytest.raises(stockade.ConfigurationError, match="before a session's first run"):
+            sandbox.install_dependencies(["six==1.17.0"])
+    block = "# /// script\n# dependencies = ['tabulate==0.10.0']\n# ///\nimport tabulate\n1"
+    with stockade.Sandbox(engine="cpython", script_packages=["tabulate"]) as sandbox:
+        assert sandbox.run(block) == 1
+    with stockade.Sandbox(engine="cpython") as sandbox:
+        with pytest.raises(stockade.GuestError, match="No module named 'tabulate'"):
+            sandbox.run(block)

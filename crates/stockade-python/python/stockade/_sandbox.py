@@ -454,6 +454,13 @@ class Sandbox(_Base):
         restored._seal = seal
         return restored
 
+    def install_dependencies(self, requirements: Iterable[str]) -> None:
+        """Makes `requirements` ("pandas==3.1.1") importable by a CPython
+        guest: installed on the host by uv (wheels only, cached), before
+        the sandbox's first run; afterwards only packages it has are
+        accepted (ConfigurationError otherwise). An empty list does nothing."""
+        self._session().install_dependencies(_requirements(requirements))
+
     def execute(self, code: str, *, inputs: Optional[Mapping[str, Any]] = None,
                 functions: Optional[Mapping[str, Callable[..., Any]]] = None,
                 print: Optional[PrintCallback] = None,
@@ -589,6 +596,12 @@ class AsyncSandbox(_Base):
             native.cancel()
             raise
 
+    async def install_dependencies(self, requirements: Iterable[str]) -> None:
+        """As Sandbox.install_dependencies, off the event loop."""
+        native = self._session()
+        wanted = _requirements(requirements)
+        await self._off_loop(native, functools.partial(native.install_dependencies, wanted))
+
     async def execute(self, code: str, *, inputs: Optional[Mapping[str, Any]] = None,
                       functions: Optional[Mapping[str, Callable[..., Any]]] = None,
                       print: Optional[PrintCallback] = None,
@@ -625,6 +638,18 @@ def _seal(keys: Optional[Sequence[bytes]],
     if not isinstance(context, (bytes, bytearray)):
         raise ConfigurationError("dump_context= takes a str or bytes")
     return [bytes(key) for key in keys], bytes(context)
+
+
+def _requirements(requirements: Iterable[str]) -> list:
+    if isinstance(requirements, Packages):
+        return list(requirements.requirements)
+    if isinstance(requirements, str):
+        raise ConfigurationError("install_dependencies takes a list of requirements, not one str")
+    wanted = list(requirements)
+    for requirement in wanted:
+        if not isinstance(requirement, str):
+            raise ConfigurationError(f"install_dependencies takes str requirements, got {requirement!r}")
+    return wanted
 
 
 def _names(functions: Iterable[str]) -> list:
