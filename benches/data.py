@@ -25,6 +25,9 @@ from pathlib import Path
 
 import stockade
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from compare import descendants, timed  # noqa: E402  (the other benchmark's helpers)
+
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "performance.md"
 START, END = "<!-- data:start -->", "<!-- data:end -->"
@@ -35,37 +38,10 @@ GROUPBY = ("import pandas as pd\n"
 EXPECTED = sum(i for i in range(100) if i % 4 in (0, 2))
 
 
-def timed(action, samples, prepare=None):
-    out = []
-    for _ in range(samples):
-        if prepare is not None:
-            prepare()
-        started = time.perf_counter()
-        action()
-        out.append(time.perf_counter() - started)
-    return out
-
-
 def summary(samples):
     ordered = sorted(samples)
     p95 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
     return statistics.median(ordered), p95
-
-
-def descendants() -> set:
-    parents = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                fields = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
-                parents[int(entry)] = int(fields[1])
-            except (OSError, IndexError, ValueError):
-                pass
-    found, frontier = set(), {os.getpid()}
-    while frontier:
-        frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
 
 
 def memory_kib(pid: int) -> dict:

@@ -294,15 +294,22 @@ def forget_pending():
         pending.clear()
 
 
-class _AsyncioHook:
-    """Loads asyncio as usual when the guest imports it, then makes its
-    event loops the host's (asyncio's own need sockets the sandbox
-    refuses)."""
+class _ImportHooks:
+    """Finishes modules as the guest imports them: each named in `after`
+    loads as usual, then its function runs on it; each named in `made`
+    has no file and is made by its function."""
+
+    def __init__(self):
+        self.after = {}
+        self.made = {}
 
     def find_spec(self, name, path=None, target=None):
-        if name != "asyncio":
+        from importlib.machinery import ModuleSpec, PathFinder
+        if name in self.made:
+            return ModuleSpec(name, self)
+        after = self.after.get(name)
+        if after is None:
             return None
-        from importlib.machinery import PathFinder
         spec = PathFinder.find_spec(name, path)
         if spec is None or spec.loader is None:
             return spec
@@ -310,13 +317,24 @@ class _AsyncioHook:
 
         def exec_module(module):
             run(module)
-            _host_loop_class()
+            after(module)
 
         spec.loader.exec_module = exec_module
         return spec
 
+    # The loader of the modules in `made`.
+    def create_module(self, spec):
+        return None
 
-sys.meta_path.insert(0, _AsyncioHook())
+    def exec_module(self, module):
+        self.made[module.__name__](module)
+
+
+IMPORT_HOOKS = _ImportHooks()
+sys.meta_path.insert(0, IMPORT_HOOKS)
+# asyncio loads as usual, then its event loops are the host's (asyncio's
+# own need sockets the sandbox refuses).
+IMPORT_HOOKS.after["asyncio"] = lambda module: _host_loop_class()
 # A template interpreter imports asyncio before this runs.
 if "asyncio" in sys.modules:
     _host_loop_class()

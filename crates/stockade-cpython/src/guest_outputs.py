@@ -180,39 +180,6 @@ def _pil_viewer(module):
     module.register(StockadeViewer, order=-1)
 
 
-class _OutputHooks:
-    """Finishes modules as they are imported: the matplotlib backend
-    (made here, it has no file) and PIL's viewers."""
-
-    _AFTER = {"PIL.ImageShow": _pil_viewer}
-
-    def find_spec(self, name, path=None, target=None):
-        from importlib.machinery import ModuleSpec, PathFinder
-
-        if name == BACKEND_MODULE:
-            return ModuleSpec(name, self)
-        after = self._AFTER.get(name)
-        if after is None:
-            return None
-        spec = PathFinder.find_spec(name, path)
-        if spec is None or spec.loader is None:
-            return spec
-        run = spec.loader.exec_module
-
-        def exec_module(module):
-            run(module)
-            after(module)
-
-        spec.loader.exec_module = exec_module
-        return spec
-
-    # The backend module's loader.
-    def create_module(self, spec):
-        return None
-
-    def exec_module(self, module):
-        _matplotlib_backend(module)
-
-
-sys.meta_path.insert(0, _OutputHooks())
+IMPORT_HOOKS.made[BACKEND_MODULE] = _matplotlib_backend
+IMPORT_HOOKS.after["PIL.ImageShow"] = _pil_viewer
 builtins.display = display
