@@ -136,10 +136,7 @@ impl CPythonEngine {
             show_sources: guest.getattr("show_sources").map_err(text)?.unbind(),
             feed_ended: guest.getattr("feed_ended").map_err(text)?.unbind(),
             forget_pending: guest.getattr("forget_pending").map_err(text)?.unbind(),
-            outputs_at_feed_end: guest
-                .getattr("outputs_at_feed_end")
-                .map_err(text)?
-                .unbind(),
+            outputs_at_feed_end: guest.getattr("outputs_at_feed_end").map_err(text)?.unbind(),
             clock,
             max_duration,
             max_memory: limits.max_memory,

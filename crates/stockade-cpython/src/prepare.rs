@@ -66,9 +66,8 @@ impl CPythonPrepared {
         // With a scratch directory, temporary files, caches and a home
         // directory (matplotlib's, say) are there, unless the host's
         // environment for the guest says otherwise.
-        let unset = |config: &CPythonConfig, name: &str| {
-            !config.environ.iter().any(|(set, _)| set == name)
-        };
+        let unset =
+            |config: &CPythonConfig, name: &str| !config.environ.iter().any(|(set, _)| set == name);
         if config.max_scratch_bytes.is_some() {
             for name in ["TMPDIR", "HOME"] {
                 if unset(&config, name) {
