@@ -112,9 +112,12 @@ def main():
     if rss:
         lines.append("")
         lines.append(
-            f"An idle worker forked from a template that preloaded pandas, after one groupby: "
-            f"{rss['rss'] / 1024:.1f} MiB resident, {rss['shared'] / 1024:.1f} MiB of it shared "
-            f"with the template and {rss['private'] / 1024:.1f} MiB its own.")
+            f"An idle worker of that pool, after one groupby: {rss['rss'] / 1024:.1f} MiB "
+            f"resident, {rss['shared'] / 1024:.1f} MiB of it shared with other processes (the "
+            f"template, sibling workers, the libraries' file pages) and "
+            f"{rss['private'] / 1024:.1f} MiB its own. With a scratch (the default), each "
+            "worker imports the preloaded modules itself once its sandbox is whole, as the "
+            "pool refills, off the checkout's path (docs/data.md).")
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
                 if line.startswith("model name")), platform.machine())
     report = (f"Measured {time.strftime('%Y-%m-%d')} on {os.cpu_count()} cores ({cpu}), Linux "

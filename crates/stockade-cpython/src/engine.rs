@@ -40,6 +40,8 @@ pub struct CPythonEngine {
     /// guest_outputs.py's `outputs_at_feed_end`: the figures still open
     /// are sent when a feed ends.
     outputs_at_feed_end: Py<PyAny>,
+    /// Modules a forked worker imports once its own layers are in force.
+    preload_when_forked: Vec<String>,
     guest_frames: Py<PyAny>,
     function_type: Py<PyAny>,
     /// guest.py's `event_loop`: the session's event loop, made when first
@@ -137,6 +139,7 @@ impl CPythonEngine {
             feed_ended: guest.getattr("feed_ended").map_err(text)?.unbind(),
             forget_pending: guest.getattr("forget_pending").map_err(text)?.unbind(),
             outputs_at_feed_end: guest.getattr("outputs_at_feed_end").map_err(text)?.unbind(),
+            preload_when_forked: Vec::new(),
             clock,
             max_duration,
             max_memory: limits.max_memory,
@@ -148,6 +151,11 @@ impl CPythonEngine {
                 .unwrap_or_default()
                 .to_owned(),
         })
+    }
+
+    /// Leaves `modules` for each forked worker to import (`Engine::forked`).
+    pub fn import_when_forked(&mut self, modules: Vec<String>) {
+        self.preload_when_forked = modules;
     }
 
     /// Binds the feed's inputs as globals.
@@ -462,6 +470,11 @@ impl Engine for CPythonEngine {
             ));
         }
         Ok(reply)
+    }
+
+    fn forked(&mut self) -> Result<(), String> {
+        let modules = std::mem::take(&mut self.preload_when_forked);
+        Python::attach(|py| crate::template::import_preloaded(py, &modules, false))
     }
 
     fn before_ready(&mut self) -> Result<(), String> {

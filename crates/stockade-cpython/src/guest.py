@@ -52,7 +52,6 @@ class BuiltinLike:
         self.__qualname__ = getattr(original, "__qualname__", original.__name__)
         self.__doc__ = original.__doc__
         self.__module__ = module
-        self.__wrapped__ = original
 
     def __call__(self, *args, **kwargs):
         return self._function(*args, **kwargs)

@@ -6,6 +6,8 @@ open when a feed ends are sent then (as Jupyter's inline backend does);
 PIL's `Image.show()` sends the image. Run in guest.py's namespace.
 """
 
+import weakref as _weakref
+
 from stockade_cpython import show as _send
 
 #: The backend matplotlib is given (MPLBACKEND, unless the host set one).
@@ -117,11 +119,11 @@ def display(*objs, mime_type=None):
             text = f"<{mime_type}, {len(data)} bytes>"
         _send(mime, data, text)
         if _is_figure(obj):
-            _SHOWN.add(id(obj))
+            _SHOWN.add(obj)
 
 
-#: Figures sent this feed (by id): the feed's end does not send them again.
-_SHOWN = set()
+#: Figures sent this feed: the feed's end does not send them again.
+_SHOWN = _weakref.WeakSet()
 
 
 def _show_open_figures(close=True):
@@ -130,7 +132,7 @@ def _show_open_figures(close=True):
 
     for number in plt.get_fignums():
         figure = plt.figure(number)
-        if id(figure) not in _SHOWN:
+        if figure not in _SHOWN:
             display(figure)
     if close:
         plt.close("all")

@@ -35,9 +35,8 @@ const SYSTEM_DIRS: &[&str] = &[
 ];
 
 /// Extension modules whose libraries are not looked for: a display, a
-/// terminal, the network, system databases and CPython's own test
-/// modules, none of which a sandboxed guest has. They fail to import,
-/// naming the library they miss.
+/// terminal, the network and system databases, none of which a sandboxed
+/// guest has. They fail to import, naming the library they miss.
 const LEFT_OUT: &[&str] = &[
     "_tkinter",
     "_curses",
@@ -46,9 +45,6 @@ const LEFT_OUT: &[&str] = &[
     "spwd",
     "ossaudiodev",
     "_ssl",
-    "_test",
-    "_xx",
-    "xx",
 ];
 
 /// Most libraries followed, whatever the modules say.

@@ -259,10 +259,20 @@ impl Prepared for CPythonPrepared {
         // which is the point.
         let _kept = unsafe { pyo3::ffi::PyGILState_Ensure() };
         Python::attach(|py| {
-            // Under the sandbox: a package's import is no more trusted
-            // than the guest's own code.
-            crate::template::import_preloaded(py, &self.preload)?;
-            CPythonEngine::new(py, self.guest.bind(py), limits)
+            // Under the whole sandbox: a package's import is no more
+            // trusted than the guest's own code. A template with a scratch
+            // leaves layers to its workers (capabilities, Landlock), so its
+            // workers import for themselves once those are in force.
+            let deferred = crate::template::is_template() && self.scratch.is_some();
+            if !deferred {
+                let in_template = crate::template::is_template();
+                crate::template::import_preloaded(py, &self.preload, in_template)?;
+            }
+            let mut engine = CPythonEngine::new(py, self.guest.bind(py), limits)?;
+            if deferred {
+                engine.import_when_forked(self.preload);
+            }
+            Ok(engine)
         })
         .map(|engine| Box::new(engine) as Box<dyn Engine>)
     }

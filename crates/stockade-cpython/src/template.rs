@@ -82,15 +82,27 @@ pub fn preload(py: Python<'_>) {
     crate::natives::remember_system_libraries(py);
 }
 
-/// Imports the modules a session preloads (its `preload` option), once
-/// the sandbox is in force: in a template once, for every worker it
-/// forks; in a worker started alone, before its first feed. A module that
+/// Whether this interpreter is a template.
+pub fn is_template() -> bool {
+    TEMPLATE.load(Ordering::Relaxed)
+}
+
+/// Imports the modules a session preloads (its `preload` option), under
+/// the whole sandbox: in a template whose sandbox is complete (no layers
+/// left to its workers) once, for every worker it forks (`in_template`);
+/// otherwise in each worker before Ready, a forked one once it has put
+/// its own layers in force (a template that still holds what its workers
+/// need to mount their scratch must run no package's code). A module that
 /// fails to import fails the worker's start, naming it.
-pub fn import_preloaded(py: Python<'_>, modules: &[String]) -> Result<(), String> {
+pub fn import_preloaded(
+    py: Python<'_>,
+    modules: &[String],
+    in_template: bool,
+) -> Result<(), String> {
     if modules.is_empty() {
         return Ok(());
     }
-    if TEMPLATE.load(Ordering::Relaxed) {
+    if in_template {
         for name in THREAD_POOL_SIZES {
             if std::env::var_os(name).is_none() {
                 // SAFETY: the template has one running thread (the main

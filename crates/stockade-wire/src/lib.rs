@@ -46,7 +46,7 @@ pub use message::{
     is_feed_request, peek_configure_version, peek_response_head, valid_module_name,
 };
 pub use names::UnknownName;
-pub use output::{MAX_MIME_TYPE, MAX_OUTPUT_TEXT, Output};
+pub use output::{MAX_MIME_TYPE, MAX_OUTPUT_TEXT, MAX_OUTPUTS_PER_FEED, OUTPUT_OVERHEAD, Output};
 pub use remote::{
     EndCause, MAX_END_DETAIL, MAX_RESULT_BYTES_HEADER, REQUEST_TIMEOUT_HEADER, RemoteEnd,
     RemoteTooLarge, SESSION_PATH, decode_remote_end, decode_remote_too_large, encode_remote_end,

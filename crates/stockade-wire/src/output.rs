@@ -6,6 +6,12 @@
 pub const MAX_MIME_TYPE: usize = 255;
 /// Longest plain-text form an Output may carry (the rest is cut).
 pub const MAX_OUTPUT_TEXT: usize = 64 * 1024;
+/// What every output costs of a feed's output budget besides its bytes:
+/// what a host spends on one however small (a file written, a content
+/// block, a callback), and more than its frame's own framing.
+pub const OUTPUT_OVERHEAD: u64 = 256;
+/// Most outputs one feed may show; past it the worker sends none.
+pub const MAX_OUTPUTS_PER_FEED: u32 = 1000;
 
 /// One rich result a guest showed (`display(obj)`, `plt.show()`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,9 +27,13 @@ pub struct Output {
 }
 
 impl Output {
-    /// Bytes this output takes of a feed's output budget.
+    /// Bytes this output takes of a feed's output budget: its data, its
+    /// text, its type and `OUTPUT_OVERHEAD`, so that no output is free.
     pub fn size(&self) -> u64 {
-        (self.data.len() as u64).saturating_add(self.text.len() as u64)
+        (self.data.len() as u64)
+            .saturating_add(self.text.len() as u64)
+            .saturating_add(self.mime_type.len() as u64)
+            .saturating_add(OUTPUT_OVERHEAD)
     }
 
     /// Whether `mime_type` is a well-formed `type/subtype` (parameters

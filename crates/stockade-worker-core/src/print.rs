@@ -13,7 +13,7 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use stockade_wire::{Output, PrintStream, Response, WireLimits};
+use stockade_wire::{MAX_OUTPUTS_PER_FEED, Output, PrintStream, Response, WireLimits};
 
 use crate::out::Out;
 
@@ -42,6 +42,8 @@ struct Buffer {
     stream: PrintStream,
     /// The parent reads Output messages (it declared protocol 6 or later).
     outputs: bool,
+    /// Outputs this feed has sent.
+    shown: u32,
 }
 
 impl Printer {
@@ -57,6 +59,7 @@ impl Printer {
                 truncated: false,
                 stream: PrintStream::Stdout,
                 outputs: true,
+                shown: 0,
             })),
             out,
         }
@@ -94,6 +97,10 @@ impl Printer {
         let most = (WireLimits::DEFAULT_MAX_FRAME / 2) as u64;
         let refusal = if !state.outputs {
             Some("the host reads no rich outputs (it speaks protocol 5 or older)".to_owned())
+        } else if state.shown >= MAX_OUTPUTS_PER_FEED {
+            Some(format!(
+                "a feed shows at most {MAX_OUTPUTS_PER_FEED} outputs"
+            ))
         } else if output.size() > room.min(most) {
             Some(format!(
                 "it would pass max_output_bytes ({} bytes a feed, with what was printed)",
@@ -117,6 +124,7 @@ impl Printer {
         }
         state.flush(&self.out);
         state.taken += output.size();
+        state.shown += 1;
         self.out.send_or_exit(&Response::Output(output));
     }
 
@@ -136,6 +144,7 @@ impl Printer {
         let mut state = self.lock();
         state.taken = 0;
         state.truncated = false;
+        state.shown = 0;
     }
 
     /// Sends what is buffered if it has waited long enough.

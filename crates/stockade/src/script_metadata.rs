@@ -15,49 +15,45 @@ pub struct ScriptMetadata {
 }
 
 /// The `script` block of `source`, if it has one; an error names what is
-/// wrong with a block that is there (two `script` blocks, one never
-/// closed, TOML that does not parse, `dependencies` not a list of strings).
+/// wrong with a block that is there (two `script` blocks, TOML that does
+/// not parse, `dependencies` not a list of strings). Blocks are found as
+/// PEP 723's reference expression finds them: an opening line exactly
+/// `# /// TYPE`, comment lines (`#` or `# ...`), and the last line exactly
+/// `# ///` among them; an opening with no such line opens nothing.
 pub fn script_metadata(source: &str) -> Result<Option<ScriptMetadata>, String> {
+    let lines: Vec<&str> = source.lines().collect();
     let mut found: Option<String> = None;
-    let mut lines = source.lines();
-    while let Some(line) = lines.next() {
-        let Some(kind) = line.strip_prefix("# /// ") else {
+    let mut at = 0;
+    while at < lines.len() {
+        let Some(kind) = block_type(lines[at]) else {
+            at += 1;
             continue;
         };
-        let kind = kind.trim_end();
-        if kind.is_empty() || !kind.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+        let run = lines[at + 1..]
+            .iter()
+            .take_while(|line| **line == "#" || line.starts_with("# "))
+            .count();
+        let Some(close) = (0..run).rev().find(|&i| lines[at + 1 + i] == "# ///") else {
+            at += 1;
             continue;
-        }
-        // The block's content: lines `#` or `# ...` up to a closing `# ///`.
-        let mut content = String::new();
-        let mut closed = false;
-        for line in lines.by_ref() {
-            if line.trim_end() == "# ///" {
-                closed = true;
-                break;
-            }
-            match line
-                .strip_prefix("# ")
-                .or_else(|| (line == "#").then_some(""))
-            {
-                Some(text) => {
-                    content.push_str(text);
-                    content.push('\n');
-                }
-                None => break,
-            }
-        }
-        if !closed {
-            return Err(format!(
-                "the `# /// {kind}` block is never closed with `# ///`"
-            ));
+        };
+        if close == 0 {
+            // The expression wants one content line at least.
+            at += 1;
+            continue;
         }
         if kind == "script" {
             if found.is_some() {
                 return Err("there are two `# /// script` blocks".into());
             }
+            let mut content = String::new();
+            for line in &lines[at + 1..at + 1 + close] {
+                content.push_str(line.strip_prefix("# ").unwrap_or(""));
+                content.push('\n');
+            }
             found = Some(content);
         }
+        at += close + 2;
     }
     let Some(content) = found else {
         return Ok(None);
@@ -89,6 +85,13 @@ pub fn script_metadata(source: &str) -> Result<Option<ScriptMetadata>, String> {
     Ok(Some(metadata))
 }
 
+/// `TYPE` when `line` opens a block: exactly `# /// TYPE`.
+fn block_type(line: &str) -> Option<&str> {
+    let kind = line.strip_prefix("# /// ")?;
+    (!kind.is_empty() && kind.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+        .then_some(kind)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,11 +118,28 @@ mod tests {
     }
 
     #[test]
+    fn a_block_closes_at_the_last_closing_line_of_its_comments_as_the_reference_reads_it() {
+        let source =
+            "# /// script\n# dependencies = [\"a\"]\n# ///\n# not = 'toml'\n# ///\nx = 1\n";
+        // The content runs to the last `# ///`, so it holds a line that is
+        // not TOML.
+        assert!(
+            script_metadata(source)
+                .unwrap_err()
+                .contains("not valid TOML")
+        );
+        // An opening nothing closes, or with trailing space, opens nothing.
+        assert_eq!(script_metadata("# /// note\nimport x\n").unwrap(), None);
+        assert_eq!(
+            script_metadata("# /// script \n# dependencies = []\n# ///\n").unwrap(),
+            None
+        );
+    }
+
+    #[test]
     fn broken_blocks_are_errors_naming_the_problem() {
-        let two = "# /// script\n# dependencies = []\n# ///\n# /// script\n# ///\n";
+        let two = "# /// script\n# dependencies = []\n# ///\nx = 1\n# /// script\n#\n# ///\n";
         assert!(script_metadata(two).unwrap_err().contains("two"));
-        let open = "# /// script\n# dependencies = []\nimport x\n";
-        assert!(script_metadata(open).unwrap_err().contains("never closed"));
         let bad = "# /// script\n# dependencies = [1]\n# ///\n";
         assert!(
             script_metadata(bad)

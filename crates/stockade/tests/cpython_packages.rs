@@ -236,6 +236,16 @@ fn a_script_block_installs_its_packages_only_when_the_session_allows_them() {
                 .contains("names tabulate==0.10.0, which script_packages does not allow"),
         "{err}"
     );
+    // Extras bring in packages the block does not name: only `*` allows them.
+    let extras = "# /// script\n# dependencies = [\"tabulate[widechars]==0.10.0\"]\n# ///\n1";
+    let mut by_name =
+        Session::new(options(&[]).script_packages(vec!["tabulate".into()])).expect("starts");
+    let err = by_name.run(extras).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("which script_packages does not allow"),
+        "{err}"
+    );
     // A broken block says what is wrong with it.
     let err = narrow
         .run("# /// script\n# dependencies = [\n# ///\n1")

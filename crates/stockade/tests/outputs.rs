@@ -369,3 +369,29 @@ refused
     );
     assert_eq!(outputs[1].text, "<image/png, 10 bytes>");
 }
+
+#[test]
+fn every_output_costs_its_overhead_and_a_feed_shows_at_most_a_thousand() {
+    let (mut session, log) = listening(options(&[]));
+    // Empty outputs are not free: each costs 256 bytes and one of the
+    // feed's thousand; past that the worker sends none, says so once per
+    // output left out, and the guest goes on.
+    let value = session
+        .run("for _ in range(1005):\n    display(b'')\n'went on'")
+        .unwrap();
+    assert_eq!(value, s("went on"));
+    let heard = taken(&log);
+    assert_eq!(shown(&heard).len(), 1000);
+    assert!(
+        stderr(&heard).contains("a feed shows at most 1000 outputs"),
+        "{}",
+        stderr(&heard)
+    );
+    // A feed of its own has its own thousand.
+    session.run("display(b'')").unwrap();
+    assert_eq!(shown(&taken(&log)).len(), 1);
+}
+
+fn s(text: &str) -> Value {
+    Value::Str(text.to_owned())
+}

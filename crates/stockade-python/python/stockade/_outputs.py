@@ -14,11 +14,16 @@ _EXTENSIONS = {
 }
 
 
+#: Image types a notebook shows without running anything of the guest's.
+_RASTER_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
+
 @dataclasses.dataclass(frozen=True)
 class Output:
     """A rich output from `display(obj)` or a matplotlib figure: a MIME
     type, its bytes, and a plain-text form. In a notebook it shows itself
-    as what it is."""
+    as its image (PNG, JPEG, GIF, WebP) or its text: never as HTML or SVG,
+    which would run the guest's markup in the host's page."""
 
     #: "image/png", "text/html", "image/svg+xml", "text/plain", ...
     mime_type: str
@@ -38,11 +43,13 @@ class Output:
         return os.fspath(path)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Dict[str, Any]:
+        # The guest wrote it: only its text and raster images are offered
+        # to a notebook. HTML, SVG and JavaScript would run in the host's
+        # notebook page, which can drive its kernel (`data` holds them).
         bundle: Dict[str, Any] = {"text/plain": self.text}
-        if self.mime_type.startswith("text/") or self.mime_type.endswith(("+xml", "/json")):
-            bundle[self.mime_type] = self.data.decode("utf-8", "replace")
-        else:
-            bundle[self.mime_type] = self.data
+        essence = self.mime_type.split(";")[0].strip().lower()
+        if essence in _RASTER_TYPES:
+            bundle[essence] = self.data
         return bundle
 
     def __repr__(self) -> str:

@@ -47,9 +47,11 @@ impl Session {
         if let Some(err) = &self.lost {
             return Err(err.clone());
         }
-        let mut options = self.options.clone();
+        let mut options = super::start::before_install(self.options.clone(), &self.packages);
         options.cpython.packages = have;
         options.cpython.packages.extend(missing);
+        // One session's new worker: no spare is kept for its options.
+        options.spare = false;
         let mut fresh = Session::new(options)?;
         // What the host gave the session carries over; the worker, which
         // has run nothing, is replaced.
@@ -80,11 +82,11 @@ impl Session {
         };
         let any = allowed.iter().any(|entry| entry == ANY_PACKAGE);
         let allowed: Vec<String> = allowed.iter().map(|entry| package_name(entry)).collect();
-        if let Some(refused) = metadata
-            .dependencies
-            .iter()
-            .find(|requirement| !any && !allowed.contains(&package_name(requirement)))
-        {
+        // A requirement's extras bring in packages it does not name: only
+        // `*` lets them through.
+        if let Some(refused) = metadata.dependencies.iter().find(|requirement| {
+            !any && (!allowed.contains(&package_name(requirement)) || requirement.contains('['))
+        }) {
             return Err(Error::invalid_option(format!(
                 "the code's `# /// script` block names {}, which script_packages does not allow",
                 crate::text::escape_controls(refused)

@@ -380,3 +380,18 @@ fn install_packages(options: &mut SessionOptions) -> Result<(), Error> {
     options.cpython.packages.clear();
     Ok(())
 }
+
+/// `options` as they were before `install_packages`: `packages` named
+/// again, and the directory they were installed into no longer in
+/// `site_packages` (a session made anew from them installs afresh).
+pub(super) fn before_install(mut options: SessionOptions, packages: &[String]) -> SessionOptions {
+    if options.cpython.packages.is_empty() && !packages.is_empty() {
+        if let Ok(python) = crate::cpython::find_python(options.cpython.python.as_deref())
+            && let Ok(Some(site)) = crate::packages::installed(packages, &python)
+        {
+            options.cpython.site_packages.retain(|dir| *dir != site);
+        }
+        options.cpython.packages = packages.to_vec();
+    }
+    options
+}

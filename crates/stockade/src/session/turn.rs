@@ -16,8 +16,8 @@
 use std::time::{Duration, Instant};
 
 use stockade_wire::{
-    CallOutcome, GuestException, LookupOutcome, Request, Response, ResponseHead, Value,
-    encode_request,
+    CallOutcome, GuestException, LookupOutcome, MAX_OUTPUTS_PER_FEED, Request, Response,
+    ResponseHead, Value, encode_request,
 };
 
 use crate::error::Error;
@@ -64,6 +64,8 @@ pub(super) struct Turn {
     elapsed_before: Duration,
     calls: u32,
     output: u64,
+    /// Outputs the feed has shown.
+    shown: u32,
     /// The host ended the feed; the worker may only print and report now.
     aborted: bool,
     /// The most decoded bytes a value from the worker may take this turn.
@@ -79,6 +81,7 @@ impl Turn {
             elapsed_before,
             calls: 0,
             output: 0,
+            shown: 0,
             aborted: false,
             result_limit,
         }
@@ -335,9 +338,10 @@ impl Session {
                 }
                 Response::Output(output) => {
                     turn.output = turn.output.saturating_add(output.size());
-                    if turn.output > output_allowance {
+                    turn.shown = turn.shown.saturating_add(1);
+                    if turn.output > output_allowance || turn.shown > MAX_OUTPUTS_PER_FEED {
                         return Err(self.broken(format!(
-                            "the worker sent more than max_output_bytes ({}) of output in one feed",
+                            "the worker sent more than max_output_bytes ({}) of output, or more than {MAX_OUTPUTS_PER_FEED} outputs, in one feed",
                             self.options.limits.max_output_bytes
                         )));
                     }
@@ -531,13 +535,13 @@ impl Session {
             // The guest goes on: it never waits on an output.
             ResponseHead::Other("Output") => {
                 turn.output = turn.output.saturating_add(encoded);
-                if turn.output
-                    > self
-                        .options
-                        .limits
-                        .max_output_bytes
-                        .saturating_add(OUTPUT_SLACK)
-                {
+                turn.shown = turn.shown.saturating_add(1);
+                let allowance = self
+                    .options
+                    .limits
+                    .max_output_bytes
+                    .saturating_add(OUTPUT_SLACK);
+                if turn.output > allowance || turn.shown > MAX_OUTPUTS_PER_FEED {
                     return Err(self.broken(format!(
                         "the worker sent more than max_output_bytes ({}) of output in one feed",
                         self.options.limits.max_output_bytes
