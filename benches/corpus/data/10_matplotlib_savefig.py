@@ -10,4 +10,4 @@ ax.set_title("Units per day")
 fig.savefig("units.png", dpi=80)
 with open("units.png", "rb") as f:
     print(f.read(8))
-print(matplotlib.get_backend().lower())
+print(type(fig.canvas).__name__)
