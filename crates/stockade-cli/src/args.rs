@@ -137,7 +137,7 @@ pub struct PythonArgs {
     /// A module CPython guests find imported before the code runs, such as
     /// pandas (repeatable); a pool's template imports it once for all.
     #[arg(long = "preload-module", value_name = "MODULE")]
-    preload: Vec<String>,
+    preload_modules: Vec<String>,
     /// A package the code's PEP 723 `# /// script` block may name, installed
     /// as --with installs it (repeatable; `*` allows any). Without it such
     /// a block is a comment.
@@ -164,8 +164,8 @@ impl PythonArgs {
         if !self.packages.is_empty() {
             options = options.packages(self.packages.clone());
         }
-        if !self.preload.is_empty() {
-            options = options.preload(self.preload.clone());
+        if !self.preload_modules.is_empty() {
+            options = options.preload(self.preload_modules.clone());
         }
         if !self.script_packages.is_empty() {
             options = options.script_packages(self.script_packages.clone());

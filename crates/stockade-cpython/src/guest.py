@@ -56,6 +56,10 @@ class BuiltinLike:
     def __call__(self, *args, **kwargs):
         return self._function(*args, **kwargs)
 
+    def __reduce__(self):
+        # Pickled by name, as a built-in is: `os.urandom` is found again.
+        return self.__qualname__
+
     def __repr__(self):
         return f"<built-in function {self.__name__}>"
 

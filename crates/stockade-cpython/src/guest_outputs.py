@@ -10,7 +10,7 @@ import weakref as _weakref
 
 from stockade_cpython import show as _send
 
-#: The backend matplotlib is given (MPLBACKEND, unless the host set one).
+#: The module of the backend matplotlib is given (unless MPLBACKEND names one).
 BACKEND_MODULE = "stockade_matplotlib"
 
 #: The representations `display` looks for, best first: (method, MIME type).
@@ -182,6 +182,17 @@ def _pil_viewer(module):
     module.register(StockadeViewer, order=-1)
 
 
+def _default_backend(matplotlib):
+    """matplotlib's default backend is the one that sends figures, unless
+    the guest's environment names one (MPLBACKEND) or its code calls
+    `matplotlib.use` later; the environment stays the host's."""
+    import os
+
+    if not os.environ.get("MPLBACKEND"):
+        matplotlib.use("module://" + BACKEND_MODULE)
+
+
 IMPORT_HOOKS.made[BACKEND_MODULE] = _matplotlib_backend
+IMPORT_HOOKS.after["matplotlib"] = _default_backend
 IMPORT_HOOKS.after["PIL.ImageShow"] = _pil_viewer
 builtins.display = display

@@ -22,9 +22,6 @@ const GUEST_MORE: &[(&str, &str)] = &[
     ("guest_outputs.py", include_str!("guest_outputs.py")),
 ];
 
-/// guest_outputs.py's backend, as MPLBACKEND names it.
-const MATPLOTLIB_BACKEND: &str = "module://stockade_matplotlib";
-
 /// Modules the guest side and its error reports use, imported before the
 /// sandbox so the first feed finds them loaded.
 /// Others wait until they are needed (asyncio, a third of the interpreter's
@@ -77,13 +74,7 @@ impl CPythonPrepared {
                 }
             }
         }
-        // matplotlib draws with the backend that sends figures to the host
-        // (guest_outputs.py), unless the host chose another.
-        if unset(&config, "MPLBACKEND") {
-            config
-                .environ
-                .push(("MPLBACKEND".to_owned(), MATPLOTLIB_BACKEND.to_owned()));
-        }
+
         let sys = py.import("sys").map_err(text)?;
         let mut path: Vec<String> = sys
             .getattr("path")
