@@ -23,13 +23,20 @@ fn two_hundred_remote_sessions_at_once_lose_nothing_and_the_next_are_refused_cle
     };
     let all_open = Arc::new(Barrier::new(SESSIONS + 1));
     let refusals_checked = Arc::new(Barrier::new(SESSIONS + 1));
+    // Why any of the sessions failed to open, for the report should the
+    // capacity then not be full.
+    let not_opened = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
     let clients: Vec<_> = (0..SESSIONS)
         .map(|n| {
             let options = options();
             let all_open = Arc::clone(&all_open);
             let refusals_checked = Arc::clone(&refusals_checked);
+            let not_opened = Arc::clone(&not_opened);
             std::thread::spawn(move || -> Result<(), String> {
                 let opened = Session::new(options).map_err(|err| format!("session {n}: {err}"));
+                if let Err(why) = &opened {
+                    not_opened.lock().unwrap().push(why.clone());
+                }
                 all_open.wait();
                 refusals_checked.wait();
                 let mut session = opened?;
@@ -53,7 +60,10 @@ fn two_hundred_remote_sessions_at_once_lose_nothing_and_the_next_are_refused_cle
     for _ in 0..10 {
         match Session::new(options()) {
             Err(Error::OverCapacity(text)) => assert!(text.contains("most sessions"), "{text}"),
-            other => panic!("a session past the capacity was not refused: {other:?}"),
+            other => panic!(
+                "a session past the capacity was not refused: {other:?}; sessions that did not open: {:?}",
+                not_opened.lock().unwrap()
+            ),
         }
     }
     assert_eq!(server.workers(), SESSIONS);
