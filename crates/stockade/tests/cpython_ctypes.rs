@@ -66,12 +66,26 @@ fn ctypes_imports_and_calls_the_c_library() {
 /// the network, other processes (the host is the parent), files of the
 /// host, writable and executable memory, privileges, processes.
 const DENIED: &str = "\
+import socket
 host = os.getppid()
+# A pair of local sockets the guest may make, and an address it names.
+ours, theirs = socket.socketpair()
+pair = ours.fileno()
+unix_address = ctypes.create_string_buffer(b'\\x01\\x00/tmp/sock', 110)
 O_WRONLY, O_CREAT, AT_FDCWD = 0o1, 0o100, -100
 answers = {
   'socket inet': syscall(41, 2, 1, 0),
   'socket unix': syscall(41, 1, 1, 0),
-  'socketpair': syscall(53, 1, 1, 0, buf),
+  'socketpair inet': syscall(53, 2, 1, 0, buf),
+  'socketpair netlink': syscall(53, 16, 3, 0, buf),
+  'connect a pair to a path': syscall(42, pair, unix_address, 110),
+  'bind a pair to a path': syscall(49, pair, unix_address, 110),
+  'send to an address': syscall(44, pair, b'x', 1, 0, unix_address, 110),
+  'send out of band': syscall(44, pair, b'x', 1, 1, 0, 0),
+  'receive out of band': syscall(45, pair, buf, 1, 1, 0, 0),
+  'send a message (descriptors ride in those)': syscall(46, pair, buf, 0),
+  'receive a message': syscall(47, pair, buf, 0),
+  'set a socket option': syscall(54, pair, 1, 16, buf, 4),
   'kill the host': syscall(62, host, 9),
   'signal pid 1': syscall(62, 1, 0),
   'tgkill the host': syscall(234, host, host, 9),
@@ -117,7 +131,7 @@ fn system_calls_the_policy_denies_are_refused_to_ctypes() {
             };
             assert_eq!(answer, &Value::Int(expected), "{call} (spare {spare})");
         }
-        assert_eq!(answers.len(), 23);
+        assert_eq!(answers.len(), 32);
         assert_eq!(
             session.run("'still here'").unwrap(),
             Value::Str("still here".into())

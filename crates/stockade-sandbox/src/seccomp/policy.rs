@@ -215,6 +215,9 @@ fn interpreter_calls(allowed: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<()
     for call in [
         libc::SYS_poll,
         libc::SYS_ppoll,
+        // (`select.select` and `selectors.SelectSelector`.)
+        libc::SYS_select,
+        libc::SYS_pselect6,
         libc::SYS_epoll_create1,
         libc::SYS_epoll_ctl,
         libc::SYS_epoll_wait,
@@ -223,6 +226,12 @@ fn interpreter_calls(allowed: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<()
         libc::SYS_eventfd2,
         libc::SYS_pipe2,
     ] {
+        allowed.insert(call, Vec::new());
+    }
+    local_socket_pairs(allowed)?;
+    // A timer that signals the process itself (`signal.alarm`,
+    // `signal.setitimer`: timeouts written the Unix way).
+    for call in [libc::SYS_alarm, libc::SYS_setitimer, libc::SYS_getitimer] {
         allowed.insert(call, Vec::new());
     }
     // Close-on-exec set and cleared (how CPython's `os.set_inheritable`,
@@ -246,6 +255,43 @@ fn interpreter_calls(allowed: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<()
         vec![rule(vec![arg(2, SeccompCmpOp::MaskedEq(writing), 0)?])?],
     );
     allowed.insert(libc::SYS_fcntl, fcntl_rules(&DESCRIPTOR_FLAGS)?);
+    Ok(())
+}
+
+/// Connected pairs of local sockets the process makes for itself (how
+/// asyncio's and trio's event loops wake themselves from another thread),
+/// for [`Profile::Interpreter`]: like `pipe2`, they reach nothing outside
+/// the process. `socket` and `connect` stay denied, so a socket pair is
+/// the only socket a worker can hold; bytes are sent without an address
+/// (a pair is connected already) and without `sendmsg`, so no descriptor
+/// or credential rides along (the kernel's descriptor-passing code, where
+/// its Unix-socket bugs have lived, stays out of reach), and never
+/// out-of-band (`MSG_OOB`, another such place).
+#[cfg(target_arch = "x86_64")]
+fn local_socket_pairs(allowed: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), BackendError> {
+    let no_oob = || {
+        SeccompCondition::new(
+            3,
+            SeccompCmpArgLen::Dword,
+            SeccompCmpOp::MaskedEq(libc::MSG_OOB as u64),
+            0,
+        )
+    };
+    allowed.insert(
+        libc::SYS_socketpair,
+        vec![rule(vec![SeccompCondition::new(
+            0,
+            SeccompCmpArgLen::Dword,
+            SeccompCmpOp::Eq,
+            libc::AF_UNIX as u64,
+        )?])?],
+    );
+    allowed.insert(
+        libc::SYS_sendto,
+        vec![rule(vec![no_oob()?, arg(4, SeccompCmpOp::Eq, 0)?])?],
+    );
+    allowed.insert(libc::SYS_recvfrom, vec![rule(vec![no_oob()?])?]);
+    allowed.insert(libc::SYS_shutdown, Vec::new());
     Ok(())
 }
 
