@@ -168,49 +168,53 @@ def _host_loop_class():
     if _HostLoop is not None:
         return _HostLoop
     import asyncio
-    import time
+    import selectors
+    import threading
 
-    class HostSelector:
-        """The loop's only I/O: the host finishing async host calls.
-        Waiting on it blocks until the host resolves at least one."""
+    class HostSelector(selectors.DefaultSelector):
+        """The process's own descriptors, as asyncio's selector watches
+        them (its wake-up pair, pipes), and the host finishing async host
+        calls. While a host call is pending and no descriptor is ready, it
+        waits on the host alone, until it finishes at least one."""
 
         def __init__(self):
+            super().__init__()
             self.pending = {}
 
-        def select(self, timeout):
-            if self.pending and timeout != 0:
-                for call_id, failed, outcome in await_calls(list(self.pending)):
-                    future = self.pending.pop(call_id, None)
-                    if future is None or future.done():
-                        continue
-                    if failed:
-                        future.set_exception(outcome)
-                    else:
-                        future.set_result(outcome)
-            elif timeout is None:
-                raise RuntimeError(
-                    "deadlock: the guest awaits something no host call or timer will finish")
-            elif timeout > 0:
-                time.sleep(timeout)
+        def select(self, timeout=None):
+            if not self.pending:
+                # Only the loop's wake-up pair watched and no other thread
+                # to use it: nothing can ever end this wait.
+                if (timeout is None and len(self.get_map()) <= 1
+                        and threading.active_count() == 1):
+                    raise RuntimeError(
+                        "deadlock: the guest awaits something no host call or timer will finish")
+                return super().select(timeout)
+            ready = super().select(0)
+            if ready or timeout == 0:
+                return ready
+            for call_id, failed, outcome in await_calls(list(self.pending)):
+                future = self.pending.pop(call_id, None)
+                if future is None or future.done():
+                    continue
+                if failed:
+                    future.set_exception(outcome)
+                else:
+                    future.set_result(outcome)
             return []
 
         def close(self):
             self.pending.clear()
+            super().close()
 
-    class HostLoop(asyncio.base_events.BaseEventLoop):
-        """asyncio as the guest knows it (tasks, gather, sleep, timeouts),
-        with async host calls as its I/O."""
+    class HostLoop(asyncio.SelectorEventLoop):
+        """asyncio's own loop (tasks, timers, threads, pipes and socket
+        pairs), with async host calls as I/O besides."""
 
         def __init__(self):
-            super().__init__()
-            self._selector = HostSelector()
+            self._host_calls = HostSelector()
+            super().__init__(self._host_calls)
             _LOOPS.add(self)
-
-        def _process_events(self, event_list):
-            pass
-
-        def _write_to_self(self):
-            pass
 
         def close(self):
             _LOOPS.discard(self)
@@ -219,7 +223,7 @@ def _host_loop_class():
         def pending_call(self, call_id):
             """The future an async host call's result arrives in."""
             future = self.create_future()
-            self._selector.pending[call_id] = future
+            self._host_calls.pending[call_id] = future
             return future
 
     class HostPolicy(asyncio.DefaultEventLoopPolicy):
@@ -291,7 +295,7 @@ def forget_pending():
     global _FEEDS_ENDED
     _FEEDS_ENDED += 1
     for loop in list(_LOOPS):
-        pending = loop._selector.pending
+        pending = loop._host_calls.pending
         for future in pending.values():
             future.cancel()
         pending.clear()
@@ -335,8 +339,7 @@ class _ImportHooks:
 
 IMPORT_HOOKS = _ImportHooks()
 sys.meta_path.insert(0, IMPORT_HOOKS)
-# asyncio loads as usual, then its event loops are the host's (asyncio's
-# own need sockets the sandbox refuses).
+# asyncio loads as usual, then the loops it makes also wait on the host.
 IMPORT_HOOKS.after["asyncio"] = lambda module: _host_loop_class()
 # A template interpreter imports asyncio before this runs.
 if "asyncio" in sys.modules:
