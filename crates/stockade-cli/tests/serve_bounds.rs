@@ -248,3 +248,60 @@ fn status_pages_can_require_a_token() {
     assert_eq!(open.get("/readyz").0, 200);
     assert_eq!(open.get("/metrics").0, 200);
 }
+
+/// A stand-in for a server past its budget of anonymous connections: it
+/// closes the first `closing` connections with a reset once their upgrade
+/// request is in, unanswered, and passes the rest to `server`.
+fn closing_proxy(server: String, closing: usize) -> (String, std::thread::JoinHandle<usize>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("address").to_string();
+    let proxy = std::thread::spawn(move || {
+        let mut seen = 0;
+        for client in listener.incoming() {
+            let Ok(mut client) = client else { break };
+            seen += 1;
+            if seen <= closing {
+                let mut request = [0u8; 4096];
+                let _ = client.read(&mut request);
+                // SO_LINGER 0: the close is a reset, as the server's is.
+                let _ = socket2::SockRef::from(&client).set_linger(Some(Duration::ZERO));
+                continue;
+            }
+            let upstream = TcpStream::connect(&server).expect("the server");
+            let (mut client_in, mut upstream_out) =
+                (client.try_clone().unwrap(), upstream.try_clone().unwrap());
+            std::thread::spawn(move || std::io::copy(&mut client_in, &mut upstream_out));
+            let (mut upstream_in, mut client_out) = (upstream, client);
+            std::thread::spawn(move || std::io::copy(&mut upstream_in, &mut client_out));
+            return seen;
+        }
+        seen
+    });
+    (addr, proxy)
+}
+
+#[test]
+fn a_connection_closed_before_its_upgrade_was_answered_is_made_again() {
+    let (server, _tokens) = Server::with_tokens(&[]);
+    let (addr, proxy) = closing_proxy(server.addr.clone(), 2);
+    let mut session = Session::new(
+        SessionOptions::new(Language::Python)
+            .engine(Interpreter::Monty)
+            .remote(format!("ws://{addr}"), Some(TOKEN.to_owned())),
+    )
+    .expect("the third connection opens the session");
+    assert_eq!(session.run("6 * 7").unwrap(), Value::Int(42));
+    assert_eq!(proxy.join().unwrap(), 3);
+    // One that is closed every time is an error that says so, in time.
+    let (addr, _proxy) = closing_proxy(server.addr.clone(), usize::MAX);
+    let err = Session::new(
+        SessionOptions::new(Language::Python)
+            .engine(Interpreter::Monty)
+            .remote(format!("ws://{addr}"), Some(TOKEN.to_owned())),
+    )
+    .expect_err("a server that always closes opens no session");
+    assert!(
+        matches!(&err, Error::Disconnected(text) if text.contains("refused the WebSocket upgrade")),
+        "{err:?}"
+    );
+}

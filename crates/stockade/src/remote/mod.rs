@@ -72,6 +72,22 @@ pub(crate) struct RemoteWorker {
     result_ceiling: u64,
 }
 
+/// How many times a connection closed before the server answered its
+/// upgrade is made.
+const UPGRADE_ATTEMPTS: u64 = 4;
+
+/// Whether `err` says the server closed the connection without a word.
+fn closed_unanswered(err: &std::io::Error) -> bool {
+    use std::io::ErrorKind;
+    matches!(
+        err.kind(),
+        ErrorKind::ConnectionReset
+            | ErrorKind::ConnectionAborted
+            | ErrorKind::UnexpectedEof
+            | ErrorKind::BrokenPipe
+    )
+}
+
 impl RemoteWorker {
     /// Connects and upgrades; a refusal before the upgrade is `Unauthorized`
     /// (401), `OverCapacity` (503) or `Disconnected` (anything else).
@@ -84,67 +100,92 @@ impl RemoteWorker {
         limits: WireLimits,
     ) -> Result<Self, Error> {
         let url = remote.url.clone();
-        let mut request = url.as_str().into_client_request().map_err(|err| {
-            Error::invalid_option(format!(
-                "remote: {url:?} is not a ws:// or wss:// URL: {err}"
-            ))
-        })?;
-        let uri = request.uri().clone();
-        let (host, port, tls) = endpoint(&uri, &url)?;
-        if uri.path() == "/" || uri.path().is_empty() {
-            let scheme = if tls { "wss" } else { "ws" };
-            let path: Uri = format!("{scheme}://{}{SESSION_PATH}", authority(&uri, &host, port))
-                .parse()
-                .map_err(|err| Error::invalid_option(format!("remote: {url:?}: {err}")))?;
-            *request.uri_mut() = path;
-        }
-        // The server bounds each turn by the client's timeout, or refuses
-        // one above its ceiling.
-        let millis = u64::try_from(request_timeout.as_millis()).unwrap_or(u64::MAX);
-        if let Ok(value) = HeaderValue::from_str(&millis.to_string()) {
-            request.headers_mut().insert(REQUEST_TIMEOUT_HEADER, value);
-        }
-        if let Ok(value) = HeaderValue::from_str(&max_result_bytes.to_string()) {
-            request.headers_mut().insert(MAX_RESULT_BYTES_HEADER, value);
-        }
-        if let Some(token) = &remote.token {
-            let value = HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
-                Error::invalid_option("remote: the token holds characters a header cannot carry")
+        let make_request = || {
+            let mut request = url.as_str().into_client_request().map_err(|err| {
+                Error::invalid_option(format!(
+                    "remote: {url:?} is not a ws:// or wss:// URL: {err}"
+                ))
             })?;
-            request.headers_mut().insert("authorization", value);
-        }
+            let uri = request.uri().clone();
+            let (host, port, tls) = endpoint(&uri, &url)?;
+            if uri.path() == "/" || uri.path().is_empty() {
+                let scheme = if tls { "wss" } else { "ws" };
+                let path: Uri =
+                    format!("{scheme}://{}{SESSION_PATH}", authority(&uri, &host, port))
+                        .parse()
+                        .map_err(|err| Error::invalid_option(format!("remote: {url:?}: {err}")))?;
+                *request.uri_mut() = path;
+            }
+            // The server bounds each turn by the client's timeout, or
+            // refuses one above its ceiling.
+            let millis = u64::try_from(request_timeout.as_millis()).unwrap_or(u64::MAX);
+            if let Ok(value) = HeaderValue::from_str(&millis.to_string()) {
+                request.headers_mut().insert(REQUEST_TIMEOUT_HEADER, value);
+            }
+            if let Ok(value) = HeaderValue::from_str(&max_result_bytes.to_string()) {
+                request.headers_mut().insert(MAX_RESULT_BYTES_HEADER, value);
+            }
+            if let Some(token) = &remote.token {
+                let value = HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
+                    Error::invalid_option(
+                        "remote: the token holds characters a header cannot carry",
+                    )
+                })?;
+                request.headers_mut().insert("authorization", value);
+            }
+            Ok::<_, Error>((request, host, port, tls))
+        };
         let unreachable =
             |err: std::io::Error| Error::Disconnected(format!("cannot connect to {url}: {err}"));
-        let address = (host.as_str(), port)
-            .to_socket_addrs()
-            .map_err(unreachable)?
-            .next()
-            .ok_or_else(|| Error::Disconnected(format!("cannot connect to {url}: no address")))?;
-        let stream = TcpStream::connect_timeout(&address, CONNECT_TIMEOUT).map_err(unreachable)?;
-        let _ = stream.set_nodelay(true);
-        stream
-            .set_read_timeout(Some(CONNECT_TIMEOUT))
-            .map_err(unreachable)?;
-        let stream = if tls {
-            Stream::tls(stream, &host, remote.ca_file.as_deref())?
-        } else {
-            Stream::Plain(stream)
-        };
         let config = socket_config(&limits);
-        let (socket, response) = tungstenite::client::client_with_config(
-            request,
-            stream,
-            Some(config),
-        )
-        .map_err(|err| match err {
-            HandshakeError::Failure(tungstenite::Error::Http(response)) => refused(&url, &response),
-            HandshakeError::Failure(err) => {
-                Error::Disconnected(format!("{url} refused the WebSocket upgrade: {err}"))
+        let mut attempt = 0;
+        let (socket, response) = loop {
+            attempt += 1;
+            let (request, host, port, tls) = make_request()?;
+            let address = (host.as_str(), port)
+                .to_socket_addrs()
+                .map_err(unreachable)?
+                .next()
+                .ok_or_else(|| {
+                    Error::Disconnected(format!("cannot connect to {url}: no address"))
+                })?;
+            let stream =
+                TcpStream::connect_timeout(&address, CONNECT_TIMEOUT).map_err(unreachable)?;
+            let _ = stream.set_nodelay(true);
+            stream
+                .set_read_timeout(Some(CONNECT_TIMEOUT))
+                .map_err(unreachable)?;
+            let stream = if tls {
+                Stream::tls(stream, &host, remote.ca_file.as_deref())?
+            } else {
+                Stream::Plain(stream)
+            };
+            match tungstenite::client::client_with_config(request, stream, Some(config)) {
+                Ok(pair) => break pair,
+                Err(HandshakeError::Failure(tungstenite::Error::Http(response))) => {
+                    return Err(refused(&url, &response));
+                }
+                // Closed before it answered: a server past its budget of
+                // connections that have shown no token closes one to make
+                // room (a burst of clients from one address), having done
+                // nothing with it, so asking again is safe.
+                Err(HandshakeError::Failure(tungstenite::Error::Io(err)))
+                    if attempt < UPGRADE_ATTEMPTS && closed_unanswered(&err) =>
+                {
+                    std::thread::sleep(Duration::from_millis(25 * attempt));
+                }
+                Err(HandshakeError::Failure(err)) => {
+                    return Err(Error::Disconnected(format!(
+                        "{url} refused the WebSocket upgrade: {err}"
+                    )));
+                }
+                Err(HandshakeError::Interrupted(_)) => {
+                    return Err(Error::Disconnected(format!(
+                        "{url} did not answer the upgrade in time"
+                    )));
+                }
             }
-            HandshakeError::Interrupted(_) => {
-                Error::Disconnected(format!("{url} did not answer the upgrade in time"))
-            }
-        })?;
+        };
         let result_ceiling = response
             .headers()
             .get(MAX_RESULT_BYTES_HEADER)
