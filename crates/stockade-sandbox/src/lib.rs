@@ -18,6 +18,7 @@
 // Nothing a guest, a worker or a peer controls may reach a panic.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod devices;
 pub mod identity;
 pub mod lsm;
 pub mod namespaces;

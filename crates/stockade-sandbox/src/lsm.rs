@@ -73,8 +73,9 @@ pub fn fully_enforceable() -> bool {
 
 /// Restricts the calling thread (and its later children) with three
 /// rulesets that grant nothing but reading files and listing directories
-/// beneath the `readable` paths, and, beneath `scratch`, what
-/// [`scratch_access`] lists.
+/// beneath the `readable` paths, reading and writing the
+/// [`devices`](crate::devices) where there are readable paths, and,
+/// beneath `scratch`, what [`scratch_access`] lists.
 pub fn restrict(
     req: &mut Requirement,
     readable: &[PathBuf],
@@ -96,6 +97,19 @@ pub fn restrict(
             ruleset = ruleset
                 .add_rule(PathBeneath::new(fd, read))
                 .map_err(|e| format!("cannot allow reading {}: {e}", path.display()))?;
+        }
+        // The devices of the empty root, which hold nothing (reading,
+        // writing, and the truncation `open(..., "w")` asks for).
+        if !readable.is_empty() {
+            for device in crate::devices::shown() {
+                let fd = PathFd::new(device).map_err(|e| e.to_string())?;
+                ruleset = ruleset
+                    .add_rule(PathBeneath::new(
+                        fd,
+                        AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate,
+                    ))
+                    .map_err(|e| format!("cannot allow {}: {e}", device.display()))?;
+            }
         }
         if let Some(dir) = scratch {
             let fd = PathFd::new(dir).map_err(|e| e.to_string())?;

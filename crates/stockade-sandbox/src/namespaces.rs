@@ -1,6 +1,7 @@
 //! User, mount, network, IPC and UTS namespaces (the host name is
 //! `stockade`), and an empty read-only root holding only the
-//! [`readable`](crate::readable) trees and the [`scratch`](crate::scratch).
+//! [`readable`](crate::readable) trees, the [`devices`](crate::devices)
+//! and the [`scratch`](crate::scratch).
 
 use std::path::PathBuf;
 
@@ -12,7 +13,7 @@ use rustix::process::{DumpableBehavior, chdir, getgid, getuid, pivot_root, set_d
 use rustix::thread::{UnshareFlags, unshare_unsafe};
 
 use crate::scratch::{InRoot, SCRATCH_DIR};
-use crate::{Layer, Requirement, SandboxError, readable};
+use crate::{Layer, Requirement, SandboxError, devices, readable};
 
 /// Directories tried, in order, as the mount point of the new root.
 const ROOT_CANDIDATES: &[&str] = &["/tmp", "/mnt", "/dev"];
@@ -70,8 +71,11 @@ pub fn isolate(
     }
     req.applied(Layer::Namespaces);
     match empty_root(readable, hidden, cloned, scratch) {
-        Ok(()) => {
+        Ok(left_out) => {
             req.applied(Layer::EmptyRoot);
+            for device in left_out {
+                req.note(format!("device left out: {device}"));
+            }
             if let InRoot::Scratch(bytes) = scratch {
                 req.note(format!(
                     "scratch: a private {bytes}-byte tmpfs at {SCRATCH_DIR}"
@@ -100,12 +104,13 @@ fn map_ids(uid: u32, gid: u32) -> std::io::Result<()> {
     result
 }
 
+/// Returns the devices left out, each with the reason.
 fn empty_root(
     readable: &[PathBuf],
     hidden: &[PathBuf],
     cloned: Option<Result<Vec<readable::Tree>, String>>,
     scratch: InRoot,
-) -> Result<(), String> {
+) -> Result<Vec<String>, String> {
     mount_change(
         "/",
         MountPropagationFlags::REC | MountPropagationFlags::PRIVATE,
@@ -124,10 +129,17 @@ fn empty_root(
             .map_err(|late| format!("{late} (and before the namespaces: {early})"))?,
         None => readable::clone_trees(readable)?,
     };
+    // A worker that reads files gets the devices programs expect; one
+    // without readable trees (monty, QuickJS) opens no file at all.
+    let (devices, left_out) = if readable.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        devices::clone_devices()
+    };
     let flags = MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC;
     let options = std::ffi::CString::new(format!(
         "size=16k,nr_inodes={},mode=0500",
-        SPARE_INODES + readable::inodes_needed(readable)
+        SPARE_INODES + readable::inodes_needed(readable) + devices::INODES
     ))
     .map_err(|e| e.to_string())?;
     mount("stockade", *base, "tmpfs", flags, options.as_c_str())
@@ -142,6 +154,7 @@ fn empty_root(
         }
     }
     readable::attach(trees, base)?;
+    readable::attach(devices, base)?;
     readable::hide(hidden, base)?;
     let old = format!("{base}/old");
     rustix::fs::mkdir(old.as_str(), Mode::RWXU)
@@ -156,5 +169,5 @@ fn empty_root(
     if let InRoot::Scratch(_) = scratch {
         chdir(SCRATCH_DIR).map_err(|e| format!("cannot enter the scratch directory: {e}"))?;
     }
-    Ok(())
+    Ok(left_out)
 }

@@ -100,16 +100,8 @@ pub fn clone_trees(paths: &[PathBuf]) -> Result<Vec<Tree>, String> {
                 .metadata()
                 .map_err(|e| format!("readable path {}: {e}", path.display()))?
                 .is_dir();
-            let clone = open_tree(
-                CWD,
-                path.as_path(),
-                OpenTreeFlags::OPEN_TREE_CLONE
-                    | OpenTreeFlags::OPEN_TREE_CLOEXEC
-                    | OpenTreeFlags::AT_RECURSIVE,
-            )
-            .map_err(|e| format!("cannot clone readable path {}: {e}", path.display()))?;
-            read_only(&clone)
-                .map_err(|e| format!("cannot make {} read-only: {e}", path.display()))?;
+            let clone = clone_with(path, OpenTreeFlags::AT_RECURSIVE, READ_ONLY)
+                .map_err(|e| format!("readable path {}: {e}", path.display()))?;
             Ok(Tree {
                 at: path.clone(),
                 is_dir,
@@ -119,11 +111,42 @@ pub fn clone_trees(paths: &[PathBuf]) -> Result<Vec<Tree>, String> {
         .collect()
 }
 
-/// Sets read-only, nosuid and nodev on a detached tree and every mount in
-/// it. Only adds restrictions, which a user namespace may always do.
-fn read_only(tree: &OwnedFd) -> std::io::Result<()> {
+/// What every readable tree is: read-only, and nothing on it a device or
+/// raising privileges.
+const READ_ONLY: u64 = libc::MOUNT_ATTR_RDONLY | libc::MOUNT_ATTR_NOSUID | libc::MOUNT_ATTR_NODEV;
+
+/// A clone of the host's `path` (its submounts too with
+/// `AT_RECURSIVE`), detached, with the mount attributes `attributes` set
+/// through all of it.
+pub(crate) fn clone_with(
+    path: &Path,
+    recursive: OpenTreeFlags,
+    attributes: u64,
+) -> Result<OwnedFd, String> {
+    let clone = open_tree(
+        CWD,
+        path,
+        OpenTreeFlags::OPEN_TREE_CLONE | OpenTreeFlags::OPEN_TREE_CLOEXEC | recursive,
+    )
+    .map_err(|e| format!("cannot clone it: {e}"))?;
+    set_attributes(&clone, attributes).map_err(|e| format!("cannot restrict it: {e}"))?;
+    Ok(clone)
+}
+
+/// A file (not a directory) cloned from the host, to attach at its own path.
+pub(crate) fn file_tree(at: PathBuf, clone: OwnedFd) -> Tree {
+    Tree {
+        at,
+        is_dir: false,
+        clone,
+    }
+}
+
+/// Sets `attributes` on a detached tree and every mount in it. Only adds
+/// restrictions, which a user namespace may always do.
+fn set_attributes(tree: &OwnedFd, attributes: u64) -> std::io::Result<()> {
     let attr = libc::mount_attr {
-        attr_set: libc::MOUNT_ATTR_RDONLY | libc::MOUNT_ATTR_NOSUID | libc::MOUNT_ATTR_NODEV,
+        attr_set: attributes,
         attr_clr: 0,
         propagation: 0,
         userns_fd: 0,

@@ -274,3 +274,61 @@ fn a_guest_with_a_scratch_holds_hundreds_of_files_open_and_past_the_limit_gets_e
         assert_eq!(session.run("1 + 1").unwrap(), Value::Int(2), "{how}");
     }
 }
+
+#[test]
+fn a_cpython_guest_finds_the_null_zero_and_full_devices_and_no_other() {
+    for (how, mut session) in both_ways(options()) {
+        let code = r#"
+import contextlib, errno, os
+names = ["null", "zero", "full", "urandom", "random", "tty", "ptmx", "shm", "kmsg", "mem"]
+seen = {"exist": [name for name in names if os.path.exists("/dev/" + name)]}
+with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+    print("silenced")
+seen["null reads"] = open("/dev/null", "rb").read()
+seen["zero reads"] = open("/dev/zero", "rb").read(4)
+try:
+    with open("/dev/full", "w") as full:
+        full.write("x")
+        full.flush()
+    seen["full"] = "written"
+except OSError as e:
+    seen["full"] = errno.errorcode[e.errno]
+def refused(action):
+    try:
+        action()
+        return "done"
+    except OSError as e:
+        return errno.errorcode[e.errno]
+seen["chmod"] = refused(lambda: os.chmod("/dev/null", 0o600))
+seen["remove"] = refused(lambda: os.unlink("/dev/null"))
+seen["new device"] = refused(lambda: os.mknod("/dev/tty0", 0o020600, os.makedev(4, 0)))
+seen["urandom"] = refused(lambda: open("/dev/urandom", "rb"))
+# Listed no more than the root is.
+seen["listing"] = refused(lambda: os.listdir("/dev"))
+seen
+"#;
+        let Value::Dict(seen) = session.run(code).unwrap_or_else(|e| panic!("{how}: {e}")) else {
+            panic!("{how}: expected what the guest saw");
+        };
+        let get = |key: &str| {
+            seen.iter()
+                .find(|(k, _)| *k == s(key))
+                .map(|(_, v)| v.clone())
+                .unwrap_or_else(|| panic!("{how}: {key} missing"))
+        };
+        assert_eq!(
+            get("exist"),
+            Value::List(vec![s("null"), s("zero"), s("full")]),
+            "{how}"
+        );
+        assert_eq!(get("listing"), s("EACCES"), "{how}");
+        assert_eq!(get("null reads"), Value::Bytes(Vec::new()), "{how}");
+        assert_eq!(get("zero reads"), Value::Bytes(vec![0; 4]), "{how}");
+        assert_eq!(get("full"), s("ENOSPC"), "{how}");
+        assert_eq!(get("chmod"), s("EROFS"), "{how}");
+        // The root is read-only; the filter refuses making devices outright.
+        assert_eq!(get("remove"), s("EROFS"), "{how}");
+        assert_eq!(get("new device"), s("EPERM"), "{how}");
+        assert_eq!(get("urandom"), s("ENOENT"), "{how}");
+    }
+}
