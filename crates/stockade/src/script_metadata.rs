@@ -97,28 +97,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_script_block_gives_its_dependencies() {
+    fn a_script_block_gives_its_dependencies() -> Result<(), String> {
         let source = "# /// script\n# requires-python = \">=3.11\"\n# dependencies = [\n#   \"pandas==3.1.1\",\n#   \"tabulate\",\n# ]\n# ///\nimport pandas\n";
         assert_eq!(
-            script_metadata(source).unwrap(),
+            script_metadata(source)?,
             Some(ScriptMetadata {
                 dependencies: vec!["pandas==3.1.1".into(), "tabulate".into()],
                 requires_python: Some(">=3.11".into()),
             })
         );
+        Ok(())
     }
 
     #[test]
-    fn code_without_a_block_or_with_another_kind_has_no_metadata() {
-        assert_eq!(script_metadata("import os\n# a comment\n").unwrap(), None);
-        assert_eq!(
-            script_metadata("# /// pyproject\n# x = 1\n# ///\n").unwrap(),
-            None
-        );
+    fn code_without_a_block_or_with_another_kind_has_no_metadata() -> Result<(), String> {
+        assert_eq!(script_metadata("import os\n# a comment\n")?, None);
+        assert_eq!(script_metadata("# /// pyproject\n# x = 1\n# ///\n")?, None);
+        Ok(())
     }
 
     #[test]
-    fn a_block_closes_at_the_last_closing_line_of_its_comments_as_the_reference_reads_it() {
+    fn a_block_closes_at_the_last_closing_line_of_its_comments_as_the_reference_reads_it()
+    -> Result<(), String> {
         let source =
             "# /// script\n# dependencies = [\"a\"]\n# ///\n# not = 'toml'\n# ///\nx = 1\n";
         // The content runs to the last `# ///`, so it holds a line that is
@@ -129,11 +129,12 @@ mod tests {
                 .contains("not valid TOML")
         );
         // An opening nothing closes, or with trailing space, opens nothing.
-        assert_eq!(script_metadata("# /// note\nimport x\n").unwrap(), None);
+        assert_eq!(script_metadata("# /// note\nimport x\n")?, None);
         assert_eq!(
-            script_metadata("# /// script \n# dependencies = []\n# ///\n").unwrap(),
+            script_metadata("# /// script \n# dependencies = []\n# ///\n")?,
             None
         );
+        Ok(())
     }
 
     #[test]
