@@ -136,6 +136,31 @@ fn available_memory(state: &OverlayState, ctx: &MountContext<'_>) -> Result<Memo
     })
 }
 
+/// Returns budget for a transient result (a read, a listing): the whole
+/// limit, not what retained state leaves of it. The result is dropped once
+/// answered, so host memory stays within twice the limit; charging it
+/// against what is retained made a full overlay unreadable and unlistable,
+/// so its files could be neither found nor read to be removed.
+fn transient_memory(ctx: &MountContext<'_>) -> MemoryBudget {
+    MemoryBudget {
+        available: ctx.memory_usage_limit,
+        limit: ctx.memory_usage_limit,
+    }
+}
+
+/// Marks `relative` deleted: a tombstone where the real directory has an
+/// entry there to hide, else no entry at all, so that what was made and
+/// removed in the overlay alone costs nothing once gone (a scratch over an
+/// empty directory, whose guest makes and removes temporary files in a
+/// loop, would otherwise fill with tombstones).
+fn bury(state: &mut OverlayState, relative: String, ctx: &MountContext<'_>) {
+    if ctx.mount_dir.symlink_metadata(&relative).is_ok() {
+        state.insert_unchecked(relative, OverlayEntry::Deleted);
+    } else {
+        state.remove(&relative);
+    }
+}
+
 /// Executes a parsed filesystem request using overlay semantics.
 ///
 /// Truncating writes move their payload into overlay storage; appends borrow
@@ -362,12 +387,12 @@ fn read_text(
 ) -> Result<MontyObject, MountError> {
     match state.get(relative) {
         Some(OverlayEntry::File(file)) => {
-            available_memory(state, ctx)?.check(as_u64(file.content.len()))?;
+            transient_memory(ctx).check(as_u64(file.content.len()))?;
             Ok(MontyObject::String(bytes_to_utf8(file.content.clone())?))
         }
         Some(OverlayEntry::RealFileRef(file_ref)) => {
             let rel = checked_ref_path(file_ref, ctx, vpath)?;
-            host_read_text(ctx.mount_dir, rel, vpath, available_memory(state, ctx)?)
+            host_read_text(ctx.mount_dir, rel, vpath, transient_memory(ctx))
         }
         Some(OverlayEntry::Directory { .. }) => {
             Err(MountError::io_err(ErrorKind::IsADirectory, "Is a directory", vpath))
@@ -375,7 +400,7 @@ fn read_text(
         Some(OverlayEntry::Deleted) => Err(MountError::not_found(vpath)),
         None => {
             let target = resolve_real(vpath, ctx)?;
-            host_read_text(ctx.mount_dir, target.for_dir_op(), vpath, available_memory(state, ctx)?)
+            host_read_text(ctx.mount_dir, target.for_dir_op(), vpath, transient_memory(ctx))
         }
     }
 }
@@ -389,12 +414,12 @@ fn read_bytes(
 ) -> Result<MontyObject, MountError> {
     match state.get(relative) {
         Some(OverlayEntry::File(file)) => {
-            available_memory(state, ctx)?.check(as_u64(file.content.len()))?;
+            transient_memory(ctx).check(as_u64(file.content.len()))?;
             Ok(MontyObject::Bytes(file.content.clone()))
         }
         Some(OverlayEntry::RealFileRef(file_ref)) => {
             let rel = checked_ref_path(file_ref, ctx, vpath)?;
-            host_read_bytes(ctx.mount_dir, rel, vpath, available_memory(state, ctx)?)
+            host_read_bytes(ctx.mount_dir, rel, vpath, transient_memory(ctx))
         }
         Some(OverlayEntry::Directory { .. }) => {
             Err(MountError::io_err(ErrorKind::IsADirectory, "Is a directory", vpath))
@@ -402,7 +427,7 @@ fn read_bytes(
         Some(OverlayEntry::Deleted) => Err(MountError::not_found(vpath)),
         None => {
             let target = resolve_real(vpath, ctx)?;
-            host_read_bytes(ctx.mount_dir, target.for_dir_op(), vpath, available_memory(state, ctx)?)
+            host_read_bytes(ctx.mount_dir, target.for_dir_op(), vpath, transient_memory(ctx))
         }
     }
 }
@@ -814,7 +839,8 @@ fn unlink(
 ) -> Result<MontyObject, MountError> {
     match state.get(relative) {
         Some(OverlayEntry::File(_) | OverlayEntry::RealFileRef(_)) => {
-            state.insert(relative.to_owned(), OverlayEntry::Deleted, ctx.memory_usage_limit)?;
+            // A tombstone is never larger than the entry it replaces.
+            bury(state, relative.to_owned(), ctx);
             Ok(MontyObject::None)
         }
         Some(OverlayEntry::Directory { .. }) => {
@@ -862,7 +888,7 @@ fn rmdir(
                     vpath,
                 ));
             }
-            state.insert(relative.to_owned(), OverlayEntry::Deleted, ctx.memory_usage_limit)?;
+            bury(state, relative.to_owned(), ctx);
             Ok(MontyObject::None)
         }
         Some(OverlayEntry::File(_) | OverlayEntry::RealFileRef(_)) => {
@@ -989,7 +1015,7 @@ fn iterdir(
     let prefix = directory_prefix(relative);
     let mut seen_names: AHashSet<String> = AHashSet::new();
     let mut entries = Vec::new();
-    let budget = available_memory(state, ctx)?;
+    let budget = transient_memory(ctx);
     let mut transient_usage = 0_u64;
 
     for (path, entry) in state.prefix_iter(&prefix) {
@@ -1224,11 +1250,11 @@ fn rename(
         .chain(real_moves)
         .collect();
 
-    state.insert_unchecked(src_rel, OverlayEntry::Deleted);
+    bury(state, src_rel, ctx);
     state.insert_unchecked(dst_rel, entry);
 
     for (old_rel, new_rel, child) in descendants {
-        state.insert_unchecked(old_rel, OverlayEntry::Deleted);
+        bury(state, old_rel, ctx);
         state.insert_unchecked(new_rel, child);
     }
 
