@@ -43,8 +43,9 @@ export interface Limits {
   /** Bytes of print output one run may send (default 8 MiB). */
   maxOutputBytes?: number;
   /**
-   * CPython guests: bytes the private scratch directory (/tmp, also TMPDIR,
-   * HOME and the working directory) may hold (default 256 MiB); a write past
+   * Bytes the private scratch directory (/tmp, also TMPDIR, HOME and the
+   * working directory) may hold (default 256 MiB): a tmpfs in a CPython
+   * worker, the host's memory for monty and JavaScript guests; a write past
    * it fails with ENOSPC in the guest. 0: no scratch directory.
    */
   maxScratchBytes?: number;

@@ -80,8 +80,8 @@ pub struct SessionArgs {
     #[arg(long, value_name = "SIZE", default_value = "100M", value_parser = parse_size)]
     max_file_memory: u64,
     /// Bytes the guest's private scratch directory may hold (/tmp, also its
-    /// TMPDIR, HOME and working directory: CPython guests write files
-    /// there), such as 256M; a write past it fails with ENOSPC. 0: none.
+    /// TMPDIR, HOME and working directory, in every engine), such as 256M;
+    /// a write past it fails with ENOSPC. 0: none.
     #[arg(long = "max-scratch", value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
     max_scratch_bytes: u64,
     /// The guest's clock: real (the host's time, in UTC), or frozen at this

@@ -94,7 +94,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SIZE", default_value = "8M", value_parser = parse_size)]
     max_output_bytes: u64,
     /// Ceiling of a CPython session's scratch directory (max_scratch_bytes),
-    /// such as 256M; a session asking more is refused.
+    /// such as 256M; a session asking more is refused. (A monty or
+    /// JavaScript session's scratch is kept by its client.)
     #[arg(long = "max-scratch", value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
     max_scratch_bytes: u64,
     /// Ceiling of what one value from a worker (a result, a call's

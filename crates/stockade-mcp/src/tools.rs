@@ -130,6 +130,12 @@ fn world(options: &SessionOptions) -> String {
             .collect();
         parts.push(format!("Files: {}.", dirs.join(", ")));
     }
+    if options.limits.max_scratch_bytes > 0 {
+        parts.push(format!(
+            "/tmp, the working directory, is a private writable directory for this sandbox's files (up to {}).",
+            bytes(options.limits.max_scratch_bytes)
+        ));
+    }
     let mut limits = vec![format!(
         "{} per call (the sandbox is lost and replaced when a call passes it)",
         seconds(options.request_timeout)
@@ -158,15 +164,8 @@ fn python_engine(options: &SessionOptions) -> String {
             } else {
                 "the standard library and the packages installed for it"
             };
-            let scratch = match options.limits.max_scratch_bytes {
-                0 => String::new(),
-                size => format!(
-                    "; /tmp, the working directory, is a private writable directory for this sandbox's files (up to {})",
-                    bytes(size)
-                ),
-            };
             format!(
-                "{version}, with {packages}{scratch}; `print` to show output; `display(obj)` and matplotlib's `plt.show()` return charts as images and tables as text"
+                "{version}, with {packages}; `print` to show output; `display(obj)` and matplotlib's `plt.show()` return charts as images and tables as text"
             )
         }
         _ => "monty, a subset of Python: functions, loops, comprehensions, dicts, f-strings and top-level await work; generators, class inheritance and most standard-library modules (heapq, csv, statistics, decimal, ...) do not, so keep to plain code; `print` to show output".into(),
@@ -210,13 +209,17 @@ mod tests {
     use stockade::Language;
 
     #[test]
-    fn a_cpython_description_names_the_scratch_directory_and_its_size() {
-        let options = SessionOptions::new(Language::Python)
-            .engine(Interpreter::CPython)
-            .max_scratch_bytes(64 << 20);
-        let text = python_engine(&options);
-        assert!(text.contains("/tmp") && text.contains("64 MiB"), "{text}");
-        let none = python_engine(&options.max_scratch_bytes(0));
-        assert!(!none.contains("/tmp"), "{none}");
+    fn every_engines_description_names_the_scratch_directory_and_its_size() {
+        for options in [
+            SessionOptions::new(Language::Python).engine(Interpreter::CPython),
+            SessionOptions::new(Language::Python).engine(Interpreter::Monty),
+            SessionOptions::new(Language::JavaScript),
+        ] {
+            let options = options.max_scratch_bytes(64 << 20);
+            let text = world(&options);
+            assert!(text.contains("/tmp") && text.contains("64 MiB"), "{text}");
+            let none = world(&options.max_scratch_bytes(0));
+            assert!(!none.contains("/tmp"), "{none}");
+        }
     }
 }

@@ -90,6 +90,19 @@ test("maxScratchBytes bounds a CPython guest's /tmp, and a full one is ENOSPC", 
   });
 });
 
+test("maxScratchBytes bounds a JavaScript or monty guest's /tmp too, and a full one is ENOSPC", async () => {
+  await using("javascript", { limits: { maxScratchBytes: 64 << 10 } }, async (sandbox) => {
+    const fill = "import fs from 'fs';\nlet code;\ntry { fs.writeFileSync('big', 'x'.repeat(100000)); } catch (e) { code = e.code; }\nexport default [code, fs.readdirSync('/tmp')];";
+    assert.deepEqual(await sandbox.run(fill), ["ENOSPC", []]);
+    assert.equal(await sandbox.run("import fs from 'fs'; fs.writeFileSync('small', 'ok'); export default fs.readFileSync('/tmp/small', 'utf8');"), "ok");
+  });
+  await using("python", { engine: "monty", limits: { maxScratchBytes: 64 << 10 } }, async (sandbox) => {
+    const fill = "from pathlib import Path\ntry:\n    Path('big').write_text('x' * 100000)\n    r = 'written'\nexcept OSError as e:\n    r = str(e)\nr";
+    assert.match(await sandbox.run(fill), /No space left on device/);
+    assert.equal(await sandbox.run("from pathlib import Path\nPath('small').write_text('ok')\nPath('/tmp/small').read_text()"), "ok");
+  });
+});
+
 test("maxHostCalls ends the feed uncatchably and the sandbox lives", async () => {
   for (const [language, options] of ENGINES) {
     await using(language, { ...options, maxHostCalls: 5 }, async (sandbox) => {

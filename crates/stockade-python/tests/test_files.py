@@ -63,7 +63,7 @@ NEW_YEAR = datetime(2026, 1, 1, tzinfo=timezone.utc)
 def test_environ_and_a_frozen_clock_in_both_languages():
     with stockade.Sandbox("python", engine="monty", environ={"REGION": "north"},
                           clock=NEW_YEAR) as sandbox:
-        assert sandbox.run("import os\n[os.getenv('REGION'), os.getenv('HOME')]") == ["north", None]
+        assert sandbox.run("import os\n[os.getenv('REGION'), os.getenv('HOME')]") == ["north", "/tmp"]
         assert sandbox.run("from datetime import date\nstr(date.today())") == "2026-01-01"
     with stockade.Sandbox("javascript", clock=NEW_YEAR) as sandbox:
         assert sandbox.run("Date.now()") == 1767225600000
@@ -90,3 +90,35 @@ def test_an_os_handler_answers_paths_outside_the_mounts(engine):
     assert calls
     with pytest.raises(stockade.ConfigurationError, match="os_handler"):
         stockade.Sandbox("python", engine=engine, os_handler="not callable")
+
+
+SCRATCH_WRITE = {
+    "monty": "from pathlib import Path\nPath('notes.txt').write_text('kept')\n"
+             "try:\n    Path('big').write_text('x' * 100000)\n    r = 'written'\n"
+             "except OSError as e:\n    r = str(e)\n'No space left on device' in r",
+    "javascript": "import fs from 'fs';\nfs.writeFileSync('notes.txt', 'kept');\nlet code;\n"
+                  "try { fs.writeFileSync('big', 'x'.repeat(100000)); } catch (e) { code = e.code; }\n"
+                  "export default code === 'ENOSPC';",
+}
+SCRATCH_READ = {
+    "monty": "from pathlib import Path\nPath('/tmp/notes.txt').read_text()",
+    "javascript": "import fs from 'fs'; export default fs.readFileSync('/tmp/notes.txt', 'utf8');",
+}
+
+
+@pytest.mark.parametrize("language", ["monty", "javascript"])
+def test_monty_and_javascript_guests_have_a_scratch_that_a_dump_carries(language):
+    keys = [b"k" * 32]
+    options = {"engine": "monty"} if language == "monty" else {}
+    name = "python" if language == "monty" else "javascript"
+    limits = stockade.Limits(max_scratch_bytes=64 << 10)
+    with stockade.Sandbox(name, limits=limits, dump_keys=keys, dump_context="scratch",
+                          **options) as sandbox:
+        assert sandbox.run(SCRATCH_WRITE[language]) is True
+        data = sandbox.dump()
+    with stockade.Sandbox.restore(data, name, limits=limits, dump_keys=keys,
+                                  dump_context="scratch", **options) as later:
+        assert later.run(SCRATCH_READ[language]) == "kept"
+    with pytest.raises(stockade.DumpRejected, match="scratch directory"):
+        stockade.Sandbox.restore(data, name, limits=stockade.Limits(max_scratch_bytes=0),
+                                 dump_keys=keys, dump_context="scratch", **options)

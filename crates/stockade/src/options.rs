@@ -52,9 +52,10 @@ pub struct Limits {
     /// Default: 8 MiB.
     pub max_output_bytes: u64,
     /// Bytes the guest's private scratch directory (`/tmp`, also its
-    /// `TMPDIR`, `HOME` and working directory) may hold, for engines that
-    /// write files themselves (CPython); a write past it fails with
-    /// ENOSPC. 0: no scratch directory. Default: 256 MiB.
+    /// `TMPDIR`, `HOME` and working directory) may hold: a tmpfs in a
+    /// CPython worker, the host's memory for monty and QuickJS, whose
+    /// files the host serves; a write past it fails with ENOSPC. 0: no
+    /// scratch directory. Default: 256 MiB.
     pub max_scratch_bytes: u64,
 }
 
@@ -318,6 +319,14 @@ impl SessionOptions {
     pub fn show_host_errors(mut self) -> Self {
         self.redact_host_errors = false;
         self
+    }
+
+    /// The bytes of a scratch directory the host keeps for the guest: for
+    /// engines whose every file call it serves (monty, QuickJS), None when
+    /// `max_scratch_bytes` is 0. A CPython worker makes its own.
+    pub(crate) fn host_scratch_bytes(&self) -> Option<u64> {
+        (self.interpreter() != Interpreter::CPython && self.limits.max_scratch_bytes > 0)
+            .then_some(self.limits.max_scratch_bytes)
     }
 
     /// The interpreter the session runs on: the one asked for; else, for

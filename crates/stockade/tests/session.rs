@@ -377,7 +377,8 @@ fn the_worker_reports_itself_in_ready(engine: Interpreter) {
 #[test]
 fn operating_system_calls_reach_only_what_the_host_gave() {
     // monty asks the host for every OS call; with no mount and no environ
-    // given, files are refused and the environment is empty (docs/files.md).
+    // given, files outside its scratch are refused and the environment
+    // names only that scratch (docs/files.md).
     // CPython has the OS calls and the sandbox under them
     // (cpython_guests_reach_nothing_outside_the_sandbox).
     let mut session =
@@ -386,7 +387,7 @@ fn operating_system_calls_reach_only_what_the_host_gave() {
     let code = "import os\nfrom pathlib import Path\ntry:\n    Path('/etc/hostname').read_text()\n    r = 'allowed'\nexcept PermissionError as e:\n    r = 'refused'\n[r, os.getenv('HOME')]";
     assert_eq!(
         session.run(code).unwrap(),
-        Value::List(vec![s("refused"), Value::None])
+        Value::List(vec![s("refused"), s("/tmp")])
     );
 }
 

@@ -43,9 +43,10 @@ class Limits:
     max_recursion_depth: Optional[int] = None
     #: Bytes of print output one run may send (default 8 MiB).
     max_output_bytes: Optional[int] = None
-    #: CPython: bytes the private scratch directory (/tmp, also TMPDIR,
-    #: HOME and the working directory) may hold (default 256 MiB); a write
-    #: past it fails with ENOSPC in the guest. 0: no scratch directory.
+    #: Bytes the private scratch directory (/tmp, also TMPDIR, HOME and the
+    #: working directory) may hold (default 256 MiB): a tmpfs in a CPython
+    #: worker, the host's memory for monty and JavaScript; a write past it
+    #: fails with ENOSPC in the guest. 0: no scratch directory.
     max_scratch_bytes: Optional[int] = None
     #: JavaScript: bytes of engine heap (default: max_memory).
     max_heap_size: Optional[int] = None

@@ -6,10 +6,12 @@
 
 mod mount;
 mod os_call;
+mod scratch;
 mod table;
 mod world;
 
 pub use mount::{Mount, MountMode};
+pub(crate) use scratch::ScratchEntry;
 pub(crate) use table::SessionFiles;
 pub use world::GuestClock;
 

@@ -18,6 +18,40 @@ struct Arguments<'a> {
     name: &'a str,
     args: Vec<Value>,
     kwargs: Vec<(String, Value)>,
+    /// The guest's working directory, which relative paths are beneath.
+    cwd: &'a str,
+    /// The first relative path taken, as the guest wrote it and as resolved.
+    relative: Option<Relative>,
+}
+
+/// A path the guest gave relative to its working directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Relative {
+    pub given: String,
+    pub resolved: String,
+}
+
+/// A call read from the wire, with the relative path it named, if any.
+#[derive(Debug)]
+pub(crate) struct Decoded {
+    pub call: OsFunctionCall,
+    pub relative: Option<Relative>,
+}
+
+/// `path` beneath `cwd` when it is relative, normalised (`.` and `..`
+/// taken out as the guest's own namespace would: lexically).
+pub(crate) fn beneath(cwd: &str, path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in cwd.split('/').chain(path.split('/')) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            part => parts.push(part),
+        }
+    }
+    format!("/{}", parts.join("/"))
 }
 
 impl Arguments<'_> {
@@ -33,7 +67,17 @@ impl Arguments<'_> {
 
     fn path(&mut self, index: usize, keyword: &str) -> Result<MontyPath, Malformed> {
         match self.take(index, keyword) {
-            Some(Value::Str(path)) => Ok(MontyPath::new(path)),
+            Some(Value::Str(path)) if path.starts_with('/') => Ok(MontyPath::new(path)),
+            Some(Value::Str(path)) => {
+                let resolved = beneath(self.cwd, &path);
+                if self.relative.is_none() {
+                    self.relative = Some(Relative {
+                        given: path,
+                        resolved: resolved.clone(),
+                    });
+                }
+                Ok(MontyPath::new(resolved))
+            }
             Some(other) => Err(format!(
                 "{}: {keyword} must be a path string, not {}",
                 self.name,
@@ -80,14 +124,30 @@ impl Arguments<'_> {
     }
 }
 
-/// The call `name` names, with its arguments; Err for a name no engine
-/// sends or arguments of the wrong shape.
+/// The call `name` names, with its arguments, relative paths made
+/// absolute beneath `cwd`; Err for a name no engine sends or arguments of
+/// the wrong shape.
 pub(crate) fn decode(
     name: &str,
     args: Vec<Value>,
     kwargs: Vec<(String, Value)>,
-) -> Result<OsFunctionCall, Malformed> {
-    let mut a = Arguments { name, args, kwargs };
+    cwd: &str,
+) -> Result<Decoded, Malformed> {
+    let mut a = Arguments {
+        name,
+        args,
+        kwargs,
+        cwd,
+        relative: None,
+    };
+    let call = call(name, &mut a)?;
+    Ok(Decoded {
+        call,
+        relative: a.relative,
+    })
+}
+
+fn call(name: &str, a: &mut Arguments<'_>) -> Result<OsFunctionCall, Malformed> {
     let path_data_text = |a: &mut Arguments<'_>| -> Result<PathStringDataArgs, Malformed> {
         Ok(PathStringDataArgs {
             path: a.path(0, "path")?,
@@ -111,10 +171,10 @@ pub(crate) fn decode(
         "Path.iterdir" => OsFunctionCall::Iterdir(a.path(0, "path")?),
         "Path.resolve" => OsFunctionCall::Resolve(a.path(0, "path")?),
         "Path.absolute" => OsFunctionCall::Absolute(a.path(0, "path")?),
-        "Path.write_text" => OsFunctionCall::WriteText(path_data_text(&mut a)?),
-        "Path.append_text" => OsFunctionCall::AppendText(path_data_text(&mut a)?),
-        "Path.write_bytes" => OsFunctionCall::WriteBytes(path_data_bytes(&mut a)?),
-        "Path.append_bytes" => OsFunctionCall::AppendBytes(path_data_bytes(&mut a)?),
+        "Path.write_text" => OsFunctionCall::WriteText(path_data_text(a)?),
+        "Path.append_text" => OsFunctionCall::AppendText(path_data_text(a)?),
+        "Path.write_bytes" => OsFunctionCall::WriteBytes(path_data_bytes(a)?),
+        "Path.append_bytes" => OsFunctionCall::AppendBytes(path_data_bytes(a)?),
         "open" => {
             let path = a.path(0, "path")?;
             let mode = a.text(1, "mode")?;

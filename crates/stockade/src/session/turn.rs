@@ -253,7 +253,7 @@ impl Session {
 
     /// The session's mounts, made from its options at its first OS call
     /// (a spare's worker knows nothing of them: they are the host's).
-    fn files(&mut self) -> &mut crate::files::SessionFiles {
+    pub(in crate::session) fn files(&mut self) -> &mut crate::files::SessionFiles {
         let options = &self.options;
         self.files.get_or_insert_with(|| {
             crate::files::SessionFiles::new(
@@ -261,6 +261,7 @@ impl Session {
                 options.max_file_memory,
                 options.environ.clone(),
                 options.clock,
+                options.host_scratch_bytes(),
             )
         })
     }

@@ -1,17 +1,21 @@
 //! What a sealed dump carries inside its envelope: the session's engine
 //! state (an image the worker made), the guest time it used, the names the
-//! guest may call, and, for a suspended session, where it waits. Written
+//! guest may call, for a suspended session where it waits, and what a
+//! monty or QuickJS session's scratch directory holds. Written
 //! and read here only; the envelope (`stockade-dump`) authenticates it, and
 //! reading still checks every length and value.
 
 use stockade_wire::{Value, WireLimits, decode_value, encode_value};
 
+use crate::files::ScratchEntry;
 use crate::host::Args;
 use crate::session::Pause;
 use crate::session::journal::{Entry, EntryKind};
 
-/// The body layout this build writes and reads (inside envelope format 1).
-const BODY_VERSION: u8 = 1;
+/// The body layout this build writes (inside envelope format 1); it reads
+/// this one and the one before, which had no scratch.
+const BODY_VERSION: u8 = 2;
+const BODY_WITHOUT_SCRATCH: u8 = 1;
 
 /// Where a suspended session waits, as the dump records it.
 #[derive(Debug)]
@@ -40,7 +44,13 @@ pub(crate) struct Body {
     /// randomness was started with; `None` for an image.
     pub journal: Option<(u64, Vec<Entry>)>,
     pub suspension: Option<Suspension>,
+    /// What the host kept of the guest's scratch directory (monty, QuickJS;
+    /// a CPython replay writes its own again).
+    pub scratch: Vec<ScratchEntry>,
 }
+
+const SCRATCH_DIR_ENTRY: u8 = 1;
+const SCRATCH_FILE_ENTRY: u8 = 2;
 
 /// Writes fields in order, little-endian, lengths as u32.
 #[derive(Default)]
@@ -185,13 +195,27 @@ impl Body {
                 }
             }
         }
+        out.u32(u32::try_from(self.scratch.len()).map_err(|_| "too many files".to_owned())?);
+        for entry in &self.scratch {
+            match entry {
+                ScratchEntry::Dir(path) => {
+                    out.u8(SCRATCH_DIR_ENTRY);
+                    out.str(path)?;
+                }
+                ScratchEntry::File(path, bytes) => {
+                    out.u8(SCRATCH_FILE_ENTRY);
+                    out.str(path)?;
+                    out.bytes(bytes)?;
+                }
+            }
+        }
         Ok(out.0)
     }
 
     pub(crate) fn read(bytes: &[u8]) -> Result<Self, String> {
         let mut r = In { bytes };
         let version = r.u8()?;
-        if version != BODY_VERSION {
+        if version != BODY_VERSION && version != BODY_WITHOUT_SCRATCH {
             return Err(format!(
                 "body layout {version}, this build reads {BODY_VERSION}"
             ));
@@ -279,6 +303,20 @@ impl Body {
             }
             other => return Err(format!("unknown session state {other}")),
         };
+        let mut scratch = Vec::new();
+        if version != BODY_WITHOUT_SCRATCH {
+            let count = r.u32()? as usize;
+            if count > r.bytes.len() / 5 {
+                return Err("more scratch entries than the body holds".into());
+            }
+            for _ in 0..count {
+                scratch.push(match r.u8()? {
+                    SCRATCH_DIR_ENTRY => ScratchEntry::Dir(r.str()?),
+                    SCRATCH_FILE_ENTRY => ScratchEntry::File(r.str()?, r.bytes()?.to_vec()),
+                    other => return Err(format!("unknown scratch entry {other}")),
+                });
+            }
+        }
         if !r.bytes.is_empty() {
             return Err(format!("{} trailing bytes", r.bytes.len()));
         }
@@ -289,6 +327,7 @@ impl Body {
             image,
             journal,
             suspension,
+            scratch,
         })
     }
 }

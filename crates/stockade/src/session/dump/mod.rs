@@ -141,6 +141,14 @@ impl Session {
         });
         let mut listed: Vec<String> = self.listed.iter().cloned().collect();
         listed.sort_unstable();
+        // A CPython replay writes its scratch again; the host keeps the
+        // others', which nothing would rebuild.
+        let scratch = match (&mut self.files, engine) {
+            (_, Interpreter::CPython) | (None, _) => Vec::new(),
+            (Some(files), _) => files.scratch_contents().map_err(|why| {
+                Error::Conversion(format!("the scratch directory cannot be dumped: {why}"))
+            })?,
+        };
         let body = Body {
             elapsed_us: u64::try_from(self.elapsed.as_micros()).unwrap_or(u64::MAX),
             cursors: self.cursors,
@@ -148,6 +156,7 @@ impl Session {
             image,
             journal,
             suspension,
+            scratch,
         };
         let plaintext = body.write().map_err(Error::Conversion)?;
         let kind = if self.suspended.is_some() {
@@ -261,12 +270,17 @@ impl Session {
                 expected: self.info.engine.clone(),
             });
         }
-        if let Some((seed, entries)) = body.journal {
-            if self.journal.as_ref().map(|j| j.seed) != Some(seed) {
-                return Err(Error::DumpRejected(
-                    "a journaled dump restores only into a worker seeded as its session was: restore it with Session::restore".into(),
-                ));
-            }
+        if let Some((seed, _)) = &body.journal
+            && self.journal.as_ref().map(|j| j.seed) != Some(*seed)
+        {
+            return Err(Error::DumpRejected(
+                "a journaled dump restores only into a worker seeded as its session was: restore it with Session::restore".into(),
+            ));
+        }
+        self.files().restore_scratch(body.scratch).map_err(|why| {
+            Error::DumpRejected(format!("its scratch directory cannot be restored: {why}"))
+        })?;
+        if let Some((_, entries)) = body.journal {
             self.cursors = body.cursors;
             self.listed.extend(body.listed);
             self.replay(&entries, body.suspension)?;

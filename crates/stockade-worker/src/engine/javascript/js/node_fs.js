@@ -16,6 +16,7 @@ export default (os) => {
     let entry = CODES[type];
     if (!entry && /not empty/i.test(message)) entry = ['ENOTEMPTY', -39, 'directory not empty'];
     if (!entry && /cross-device|different mount/i.test(message)) entry = ['EXDEV', -18, 'cross-device link not permitted'];
+    if (!entry && /No space left/i.test(message)) entry = ['ENOSPC', -28, 'no space left on device'];
     if (!entry) {
       const error = type === 'TypeError' ? new TypeError(message) : new Error(message);
       throw error;
@@ -179,8 +180,11 @@ export default (os) => {
   return { fs, promises, path: posixPath() };
 };
 
-// Node's `path` (POSIX), which touches nothing: pure string work.
+// Node's `path` (POSIX), which touches nothing: pure string work. The
+// working directory `resolve` starts from is the guest's, the scratch
+// directory `/tmp`, beneath which the host puts relative paths.
 function posixPath() {
+  const cwd = '/tmp';
   const check = (value, name = 'path') => {
     if (typeof value !== 'string') {
       const error = new TypeError(`The "${name}" argument must be of type string. Received ${value === null ? 'null' : typeof value}`);
@@ -223,7 +227,7 @@ function posixPath() {
       const part = check(parts[i]);
       if (part !== '') resolved = resolved === '' ? part : `${part}/${resolved}`;
     }
-    if (!resolved.startsWith('/')) resolved = `/${resolved}`;
+    if (!resolved.startsWith('/')) resolved = `${cwd}/${resolved}`;
     const out = '/' + normalizeParts(resolved.split('/'), true).join('/');
     return out;
   };
