@@ -6,6 +6,7 @@
 
 mod mount;
 mod os_call;
+mod relative;
 mod scratch;
 mod table;
 mod world;

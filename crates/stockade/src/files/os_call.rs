@@ -10,6 +10,8 @@ use monty_types::{
 };
 use stockade_wire::Value;
 
+use super::relative::{Relative, beneath};
+
 /// Why a call could not be read: the guest meets a TypeError saying so.
 pub(crate) type Malformed = String;
 
@@ -24,34 +26,11 @@ struct Arguments<'a> {
     relative: Option<Relative>,
 }
 
-/// A path the guest gave relative to its working directory.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Relative {
-    pub given: String,
-    pub resolved: String,
-}
-
 /// A call read from the wire, with the relative path it named, if any.
 #[derive(Debug)]
 pub(crate) struct Decoded {
     pub call: OsFunctionCall,
     pub relative: Option<Relative>,
-}
-
-/// `path` beneath `cwd` when it is relative, normalised (`.` and `..`
-/// taken out as the guest's own namespace would: lexically).
-pub(crate) fn beneath(cwd: &str, path: &str) -> String {
-    let mut parts: Vec<&str> = Vec::new();
-    for part in cwd.split('/').chain(path.split('/')) {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            part => parts.push(part),
-        }
-    }
-    format!("/{}", parts.join("/"))
 }
 
 impl Arguments<'_> {

@@ -18,7 +18,8 @@ use monty_types::{MontyException, MontyObject, OsFunctionCall};
 use stockade_wire::{CallOutcome, GuestException, SCRATCH_DIR, Value};
 
 use super::mount::{Mount, MountMode};
-use super::os_call::{self, Relative};
+use super::os_call;
+use super::relative::{self, quoted};
 use super::scratch::{self, ScratchEntry};
 use super::world::{self, GuestClock};
 
@@ -82,7 +83,7 @@ impl SessionFiles {
         }
         let mounted: Vec<String> = mounts
             .iter()
-            .map(|mount| os_call::beneath("/", mount.guest_path()))
+            .map(|mount| relative::beneath("/", mount.guest_path()))
             .collect();
         let scratch = match scratch_bytes {
             None => Scratch::Absent,
@@ -136,7 +137,7 @@ impl SessionFiles {
     /// it, as a listing of the directory they are mounted in shows them.
     fn with_mounts_beneath(&self, dir: &str, mut items: Vec<MontyObject>) -> Vec<MontyObject> {
         let dir = dir.trim_end_matches('/');
-        let normal = os_call::beneath("/", dir);
+        let normal = relative::beneath("/", dir);
         for mount in &self.mounted {
             let Some((parent, name)) = mount.rsplit_once('/') else {
                 continue;
@@ -247,7 +248,7 @@ impl SessionFiles {
                     (_, object) => object,
                 };
                 let object = match &relative {
-                    Some(relative) => as_given(object, relative, lists),
+                    Some(relative) => relative.named_as_given(object, lists),
                     None => object,
                 };
                 Ok(match os_call::encode(object) {
@@ -275,11 +276,10 @@ impl SessionFiles {
                 Ok(match &relative {
                     Some(relative) => {
                         let type_name: &'static str = exception.exc_type().into();
-                        let message = exception
-                            .message()
-                            .unwrap_or_default()
-                            .replace(&quoted(&relative.resolved), &quoted(&relative.given));
-                        raise(type_name, &message)
+                        raise(
+                            type_name,
+                            &relative.in_message(exception.message().unwrap_or_default()),
+                        )
                     }
                     None => self::exception(&exception),
                 })
@@ -315,48 +315,6 @@ impl SessionFiles {
             )
         })
     }
-}
-
-/// A result for a relative path as the guest named it: an opened file
-/// keeps the guest's name, and a listing's entries are beneath the path
-/// the guest gave, as Python's `Path("sub").iterdir()` gives `sub/a`.
-fn as_given(object: MontyObject, relative: &Relative, lists: bool) -> MontyObject {
-    match object {
-        MontyObject::FileHandle(mut handle) => {
-            handle.path.clone_from(&relative.given);
-            MontyObject::FileHandle(handle)
-        }
-        MontyObject::List(items) if lists => {
-            let base: Vec<&str> = relative
-                .given
-                .split('/')
-                .filter(|part| !part.is_empty() && *part != ".")
-                .collect();
-            let base = base.join("/");
-            MontyObject::List(
-                items
-                    .into_iter()
-                    .map(|item| match item {
-                        MontyObject::Path(path) => {
-                            let name = path.rsplit('/').next().unwrap_or_default();
-                            MontyObject::Path(if base.is_empty() {
-                                name.to_owned()
-                            } else {
-                                format!("{base}/{name}")
-                            })
-                        }
-                        other => other,
-                    })
-                    .collect(),
-            )
-        }
-        other => other,
-    }
-}
-
-/// A path as Python's `repr` shows a plain one.
-fn quoted(path: &str) -> String {
-    format!("'{path}'")
 }
 
 fn raise(type_name: &str, message: &str) -> CallOutcome {
