@@ -168,7 +168,7 @@ fn python_engine(options: &SessionOptions) -> String {
                 "{version}, with {packages}; `print` to show output; `display(obj)` and matplotlib's `plt.show()` return charts as images and tables as text"
             )
         }
-        _ => "monty, a subset of Python: functions, loops, comprehensions, dicts, f-strings and top-level await work; generators, class inheritance and most standard-library modules (heapq, csv, statistics, decimal, ...) do not, so keep to plain code; `print` to show output".into(),
+        _ => "monty, a subset of Python: functions, loops, comprehensions, dicts, f-strings and top-level await work; generators, class inheritance and most standard-library modules (heapq, csv, statistics, decimal, ...) do not, so keep to plain code; `print` to show output; `display(svgString)` or `display(pngBytes)` returns an image".into(),
     }
 }
 

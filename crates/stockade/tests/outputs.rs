@@ -328,6 +328,65 @@ fn a_host_that_takes_no_outputs_hears_of_each_on_stderr() {
 }
 
 #[test]
+fn a_monty_guest_displays_svg_strings_bytes_and_values_and_a_hosts_display_comes_first() {
+    let monty = || SessionOptions::new(Language::Python).engine(stockade::Interpreter::Monty);
+    let (mut session, log) = listening(monty());
+    let code = r#"
+print("before")
+display("<svg xmlns='http://www.w3.org/2000/svg'><rect width='2' height='2'/></svg>")
+show = display
+show(b"\x89PNG\r\n\x1a\n\x01\x02", {"rows": 3})
+display("<b>bold</b>", mime_type="text/html")
+print("after")
+try:
+    display("x", mime_type="../../etc/passwd")
+    refused = "shown"
+except ValueError as err:
+    refused = str(err)
+refused
+"#;
+    let value = session.run(code).unwrap();
+    assert!(
+        matches!(&value, Value::Str(text) if text.contains("is not a MIME type")),
+        "{value:?}"
+    );
+    let heard = taken(&log);
+    let order: Vec<String> = heard
+        .iter()
+        .map(|h| match h {
+            Heard::Out(text) => format!("out {text:?}"),
+            Heard::Err(text) => format!("err {text:?}"),
+            Heard::Shown(output) => format!("shown {}", output.mime_type),
+        })
+        .collect();
+    assert_eq!(
+        order,
+        [
+            r#"out "before\n""#,
+            "shown image/svg+xml",
+            "shown image/png",
+            "shown text/plain",
+            "shown text/html",
+            r#"out "after\n""#,
+        ]
+    );
+    let outputs = shown(&heard);
+    assert_eq!(
+        outputs[0].data,
+        b"<svg xmlns='http://www.w3.org/2000/svg'><rect width='2' height='2'/></svg>"
+    );
+    assert_eq!(outputs[1].text, "<image/png, 10 bytes>");
+    assert_eq!(outputs[2].data, b"{'rows': 3}");
+    assert_eq!(outputs[3].data, b"<b>bold</b>");
+
+    // A host function named display is the host's.
+    let (mut session, log) = listening(monty());
+    session.register_function("display", |_| Ok(Value::Str("the host's".into())));
+    assert_eq!(session.run("display(1)").unwrap(), s("the host's"));
+    assert!(shown(&taken(&log)).is_empty());
+}
+
+#[test]
 fn a_javascript_guest_displays_svg_strings_bytes_and_values() {
     let (mut session, log) = listening(SessionOptions::new(Language::JavaScript));
     let code = r#"

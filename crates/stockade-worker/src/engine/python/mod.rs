@@ -12,6 +12,7 @@ use stockade_wire::{
     CallOutcome, ConfigureLimits, ErrorKind, GuestException, MAX_TRACEBACK, Response,
 };
 
+mod display;
 mod os_result;
 mod print;
 mod suspend;
@@ -56,6 +57,9 @@ pub struct PythonEngine {
     /// host about a name first, so the host only ever sees Calls of
     /// functions it gave.
     host_functions: HashSet<String>,
+    /// Whether the host said it defines no `display`: the guest's is then
+    /// the worker's own (display.rs), asked about no more.
+    display_is_ours: bool,
     /// The memory limit as the host set it, and as monty enforces it: a
     /// few random bytes above, so that only monty's own limit error can
     /// name it (a guest that raises MemoryError with the same words cannot
@@ -127,6 +131,7 @@ impl PythonEngine {
             adopt_at_end: false,
             elapsed: Duration::ZERO,
             host_functions: HashSet::new(),
+            display_is_ours: false,
             memory_limit,
         }
     }

@@ -13,7 +13,7 @@ use monty_types::{
 use stockade_wire::{CallOutcome, LookupOutcome};
 
 use super::values::{from_wire, to_wire};
-use super::{PythonEngine, Step, host_result, print, runtime_error};
+use super::{PythonEngine, Step, display, host_result, print, runtime_error};
 use stockade_worker_core::engine::Closed;
 use stockade_worker_core::link::{Interrupt, Link};
 
@@ -47,6 +47,9 @@ impl PythonEngine {
         link: &mut Link,
     ) -> Result<Step, Closed> {
         let name = call.function_name.clone();
+        if name == display::NAME && self.display_is_ours {
+            return Ok(show(call, link));
+        }
         // While the host answers, the call stays whole: a Snapshot then
         // images the session suspended here.
         let mut progress = ReplProgress::FunctionCall(call);
@@ -59,6 +62,10 @@ impl PythonEngine {
                 Ok(LookupOutcome::Function) => {
                     self.host_functions.insert(name.clone());
                     None
+                }
+                Ok(LookupOutcome::Undefined) if name == display::NAME => {
+                    self.display_is_ours = true;
+                    return Ok(show(call, link));
                 }
                 // Link::lookup turns Abort into Interrupt::Abort; it never arrives here.
                 Ok(LookupOutcome::Undefined | LookupOutcome::Abort(_)) => {
@@ -132,7 +139,9 @@ impl PythonEngine {
         link: &mut Link,
     ) -> Result<Step, Closed> {
         let name = lookup.name.clone();
-        let answer = if self.host_functions.contains(&name) {
+        let answer = if self.host_functions.contains(&name)
+            || (name == display::NAME && self.display_is_ours)
+        {
             Ok(LookupOutcome::Function)
         } else {
             let progress = ReplProgress::NameLookup(lookup);
@@ -141,11 +150,19 @@ impl PythonEngine {
                 return Ok(lost(self.elapsed));
             };
             lookup = back;
-            if matches!(answer, Ok(LookupOutcome::Function)) {
-                // Calls of it need no second Lookup.
-                self.host_functions.insert(name.clone());
+            match answer {
+                Ok(LookupOutcome::Function) => {
+                    // Calls of it need no second Lookup.
+                    self.host_functions.insert(name.clone());
+                    answer
+                }
+                // The host has no `display`: the guest's is the worker's.
+                Ok(LookupOutcome::Undefined) if name == display::NAME => {
+                    self.display_is_ours = true;
+                    Ok(LookupOutcome::Function)
+                }
+                answer => answer,
             }
-            answer
         };
         let outcome = match answer {
             Ok(outcome) => outcome,
@@ -279,4 +296,10 @@ fn lost(elapsed: std::time::Duration) -> Step {
         elapsed,
         "the suspended feed's state was lost",
     ))
+}
+
+/// The guest's own `display()`, answered in the worker.
+fn show(call: ReplFunctionCall, link: &mut Link) -> Step {
+    let result = display::display(&call.args, &call.kwargs, &link.printer);
+    Step::Next(call.resume(result, PrintWriter::Callback(&mut print::to(link))))
 }
