@@ -106,6 +106,8 @@ export interface Output {
   data: Buffer;
   /** A plain-text form of it. */
   text: string;
+  /** The file-name extension its type is written with ("png", "svg"; "bin" for a type without one). */
+  extension: string;
 }
 
 export type OutputCallback = (output: Output) => void;

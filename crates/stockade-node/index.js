@@ -171,8 +171,8 @@ class Sandbox {
       return OK;
     }
     if (name === "\u0000output") {
-      const [mimeType, data, text, note] = args;
-      if (this.#onOutput) this.#onOutput({ mimeType, data: Buffer.from(data, "base64"), text });
+      const [mimeType, data, text, note, extension] = args;
+      if (this.#onOutput) this.#onOutput({ mimeType, data: Buffer.from(data, "base64"), text, extension });
       else if (this.#print) this.#print("stderr", note);
       else process.stderr.write(note);
       return OK;

@@ -234,8 +234,9 @@ pub fn print(dispatcher: &Dispatcher, stream: &str, text: &str) {
 }
 
 /// Hands a rich output to Node, without waiting: its MIME type, its bytes
-/// in base64 (the queue carries text), its text form, and the note to
-/// show on stderr when the caller takes no outputs.
+/// in base64 (the queue carries text), its text form, the note to show on
+/// stderr when the caller takes no outputs, and the file-name extension
+/// its type is written with (the wire's one table).
 pub fn output(dispatcher: &Dispatcher, output: &stockade::Output) {
     use base64::Engine as _;
     let data = base64::engine::general_purpose::STANDARD.encode(&output.data);
@@ -243,7 +244,13 @@ pub fn output(dispatcher: &Dispatcher, output: &stockade::Output) {
     send(
         dispatcher,
         OUTPUT,
-        &json!([output.mime_type, data, output.text, note]),
+        &json!([
+            output.mime_type,
+            data,
+            output.text,
+            note,
+            output.extension()
+        ]),
     );
 }
 

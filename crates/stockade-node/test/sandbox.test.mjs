@@ -234,6 +234,7 @@ test("packages are installed on the host and imported by a CPython guest", async
 test("rich outputs reach onOutput in order and execute() keeps them, in both languages", async () => {
   const cases = [
     ["python", { engine: "cpython" }, "print('a')\ndisplay('<svg></svg>')\ndisplay(b'\\x89PNG\\r\\n\\x1a\\n')\n2"],
+    ["python", { engine: "monty" }, "print('a')\ndisplay('<svg></svg>')\ndisplay(b'\\x89PNG\\r\\n\\x1a\\n')\n2"],
     ["javascript", {}, "console.log('a'); display('<svg></svg>'); display(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])); 2"],
   ];
   for (const [language, options, code] of cases) {
@@ -252,8 +253,8 @@ test("rich outputs reach onOutput in order and execute() keeps them, in both lan
       ], language);
       const result = await sandbox.execute(code);
       assert.equal(result.status, "ok");
-      assert.deepEqual(result.outputs.map((o) => [o.mimeType, o.text]),
-        [["image/svg+xml", "'<svg></svg>'"], ["image/png", "<image/png, 8 bytes>"]]);
+      assert.deepEqual(result.outputs.map((o) => [o.mimeType, o.text, o.extension]),
+        [["image/svg+xml", "'<svg></svg>'", "svg"], ["image/png", "<image/png, 8 bytes>", "png"]], language);
       // Without onOutput, each output is noted where stderr goes.
       const notes = [];
       await sandbox.run("display('<svg></svg>')", { print: (stream, text) => notes.push([stream, text]) });
