@@ -153,17 +153,56 @@ fn world(options: &SessionOptions) -> String {
     parts.join(" ")
 }
 
+/// What a CPython guest may import besides the standard library: the
+/// packages the session names (a model writes `import pandas` only if it
+/// knows it may), or those of its package directories.
+fn packages(options: &SessionOptions) -> String {
+    const NAMED: usize = 20;
+    let named: Vec<&str> = options
+        .cpython
+        .packages
+        .iter()
+        .map(|requirement| requirement_name(requirement))
+        .collect();
+    let mut text = "the standard library".to_owned();
+    if !named.is_empty() {
+        let shown = named
+            .iter()
+            .take(NAMED)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", ");
+        let more = named.len().saturating_sub(NAMED);
+        text.push_str(&format!(" and the packages {shown}"));
+        if more > 0 {
+            text.push_str(&format!(" and {more} more"));
+        }
+        if !options.cpython.site_packages.is_empty() {
+            text.push_str(", besides those installed for it");
+        }
+    } else if !options.cpython.site_packages.is_empty() {
+        text.push_str(" and the packages installed for it");
+    } else {
+        text.push_str(" only, no third-party packages");
+    }
+    text
+}
+
+/// A requirement's distribution name: `pandas==3.1.1` is `pandas`.
+fn requirement_name(requirement: &str) -> &str {
+    let end = requirement
+        .find(|c: char| !(c.is_ascii_alphanumeric() || "-_.".contains(c)))
+        .unwrap_or(requirement.len());
+    &requirement[..end]
+}
+
 fn python_engine(options: &SessionOptions) -> String {
     match options.interpreter() {
         Interpreter::CPython => {
             let version = find_python(options.cpython.python.as_deref())
                 .map(|python| format!("CPython {}", python.version))
                 .unwrap_or_else(|_| "CPython".into());
-            let packages = if options.cpython.site_packages.is_empty() {
-                "the standard library only, no third-party packages"
-            } else {
-                "the standard library and the packages installed for it"
-            };
+            let packages = packages(options);
             format!(
                 "{version}, with {packages}; `print` to show output; `display(obj)` and matplotlib's `plt.show()` return charts as images and tables as text"
             )
@@ -207,6 +246,26 @@ pub fn tools(python: &SessionOptions, javascript: &SessionOptions) -> Vec<Tool> 
 mod tests {
     use super::*;
     use stockade::Language;
+
+    #[test]
+    fn a_cpython_description_names_the_packages_the_session_installs() {
+        let options = SessionOptions::new(Language::Python)
+            .engine(Interpreter::CPython)
+            .packages(vec![
+                "pandas==3.1.1".into(),
+                "matplotlib>=3.9".into(),
+                "scikit-learn".into(),
+            ]);
+        let text = python_engine(&options);
+        assert!(
+            text.contains("the packages pandas, matplotlib, scikit-learn")
+                && !text.contains("no third-party"),
+            "{text}"
+        );
+        let bare =
+            python_engine(&SessionOptions::new(Language::Python).engine(Interpreter::CPython));
+        assert!(bare.contains("no third-party packages"), "{bare}");
+    }
 
     #[test]
     fn every_engines_description_names_the_scratch_directory_and_its_size() {
