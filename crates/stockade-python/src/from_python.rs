@@ -13,11 +13,11 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use num_bigint::BigInt;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{
-    PyBool, PyByteArray, PyBytes, PyDate, PyDateAccess, PyDateTime, PyDelta, PyDeltaAccess, PyDict,
-    PyFloat, PyFrozenSet, PyInt, PyList, PySet, PyString, PyTime, PyTimeAccess, PyTuple,
-    PyTzInfoAccess,
+    PyBool, PyByteArray, PyBytes, PyDate, PyDateTime, PyDelta, PyDict, PyFloat, PyFrozenSet, PyInt,
+    PyList, PySet, PyString, PyTime, PyTuple, PyType, PyTzInfoAccess,
 };
 use stockade::{Date, DateTime, MAX_RESULT_BYTES, Time, TimeDelta, Value};
 
@@ -128,8 +128,8 @@ fn type_name(value: &Bound<'_, PyAny>) -> String {
 /// A dict key as a refusal's path shows it, read without running its code.
 fn shown_key(key: &Bound<'_, PyAny>) -> String {
     let shown = if let Ok(text) = key.cast::<PyString>() {
-        match text.to_str() {
-            Ok(text) => quoted(text),
+        match text.to_cow() {
+            Ok(text) => quoted(&text),
             Err(_) => "<str>".into(),
         }
     } else if let Ok(b) = key.cast::<PyBool>() {
@@ -198,10 +198,10 @@ impl Converter {
         }
         if let Ok(s) = value.cast::<PyString>() {
             let text = s
-                .to_str()
+                .to_cow()
                 .map_err(|err| Failure::new(format!("a str that is not valid UTF-8: {err}")))?;
             self.charge(py, text.len())?;
-            return Ok(Value::Str(text.to_owned()));
+            return Ok(Value::Str(text.into_owned()));
         }
         if let Ok(b) = value.cast::<PyBytes>() {
             self.charge(py, b.as_bytes().len())?;
@@ -226,10 +226,11 @@ impl Converter {
         }
         if let Ok(delta) = value.cast::<PyDelta>() {
             self.charge(py, 0)?;
+            let of = py.get_type::<PyDelta>();
             return Ok(Value::TimeDelta(TimeDelta {
-                days: delta.get_days(),
-                seconds: delta.get_seconds(),
-                microseconds: delta.get_microseconds(),
+                days: field_of(delta, &of, intern!(delta.py(), "days"))?,
+                seconds: field_of(delta, &of, intern!(delta.py(), "seconds"))?,
+                microseconds: field_of(delta, &of, intern!(delta.py(), "microseconds"))?,
             }));
         }
         let is_container = value.is_instance_of::<PyList>()
@@ -325,11 +326,39 @@ fn field<T: TryFrom<i64>>(name: &str, number: i64) -> Result<T, Failure> {
     T::try_from(number).map_err(|_| Failure::new(format!("{name} {number} is out of range")))
 }
 
+/// A field of a date, time, datetime or timedelta (the stable ABI, which
+/// the package is built for, has no accessor functions): of the datetime
+/// type itself, its attribute, a C getter; of a subclass, through the
+/// datetime type's own descriptor, never a property the subclass put in
+/// its place, so that no code of the value's own runs.
+fn field_of<'py, T, V>(
+    value: &Bound<'py, V>,
+    of: &Bound<'py, PyType>,
+    name: &Bound<'py, PyString>,
+) -> Result<T, Failure>
+where
+    T: for<'a> FromPyObject<'a, 'py>,
+{
+    let value = value.as_any();
+    let field = if value.get_type().is(of) {
+        value.getattr(name)
+    } else {
+        of.getattr(name).and_then(|descriptor| {
+            descriptor.call_method1(intern!(value.py(), "__get__"), (value,))
+        })
+    };
+    field
+        .map_err(|err| Failure::new(format!("{name}: {err}")))?
+        .extract::<T>()
+        .map_err(|_| Failure::new(format!("{name} is not a small integer")))
+}
+
 fn date_in(value: &Bound<'_, PyDate>) -> Result<Date, Failure> {
+    let of = value.py().get_type::<PyDate>();
     Ok(Date {
-        year: value.get_year(),
-        month: value.get_month(),
-        day: value.get_day(),
+        year: field_of(value, &of, intern!(value.py(), "year"))?,
+        month: field_of(value, &of, intern!(value.py(), "month"))?,
+        day: field_of(value, &of, intern!(value.py(), "day"))?,
     })
 }
 
@@ -348,32 +377,37 @@ fn offset_of(value: &Bound<'_, PyAny>, aware: bool) -> Result<Option<i32>, Failu
     let delta = offset
         .cast::<PyDelta>()
         .map_err(|_| Failure::new("utcoffset() did not return a timedelta"))?;
-    let seconds = i64::from(delta.get_days()) * 86_400 + i64::from(delta.get_seconds());
+    let of = delta.py().get_type::<PyDelta>();
+    let days: i64 = field_of(delta, &of, intern!(delta.py(), "days"))?;
+    let seconds: i64 = field_of(delta, &of, intern!(delta.py(), "seconds"))?;
+    let seconds = days * 86_400 + seconds;
     field("UTC offset", seconds).map(Some)
 }
 
 fn time_in(value: &Bound<'_, PyTime>) -> Result<Time, Failure> {
+    let of = value.py().get_type::<PyTime>();
     Ok(Time {
-        hour: value.get_hour(),
-        minute: value.get_minute(),
-        second: value.get_second(),
-        microsecond: value.get_microsecond(),
+        hour: field_of(value, &of, intern!(value.py(), "hour"))?,
+        minute: field_of(value, &of, intern!(value.py(), "minute"))?,
+        second: field_of(value, &of, intern!(value.py(), "second"))?,
+        microsecond: field_of(value, &of, intern!(value.py(), "microsecond"))?,
         offset_seconds: offset_of(value.as_any(), value.get_tzinfo().is_some())?,
     })
 }
 
 fn datetime_in(value: &Bound<'_, PyDateTime>) -> Result<DateTime, Failure> {
+    let of = value.py().get_type::<PyDateTime>();
     Ok(DateTime {
         date: Date {
-            year: value.get_year(),
-            month: value.get_month(),
-            day: value.get_day(),
+            year: field_of(value, &of, intern!(value.py(), "year"))?,
+            month: field_of(value, &of, intern!(value.py(), "month"))?,
+            day: field_of(value, &of, intern!(value.py(), "day"))?,
         },
         time: Time {
-            hour: value.get_hour(),
-            minute: value.get_minute(),
-            second: value.get_second(),
-            microsecond: value.get_microsecond(),
+            hour: field_of(value, &of, intern!(value.py(), "hour"))?,
+            minute: field_of(value, &of, intern!(value.py(), "minute"))?,
+            second: field_of(value, &of, intern!(value.py(), "second"))?,
+            microsecond: field_of(value, &of, intern!(value.py(), "microsecond"))?,
             offset_seconds: offset_of(value.as_any(), value.get_tzinfo().is_some())?,
         },
     })

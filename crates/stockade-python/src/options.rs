@@ -20,7 +20,7 @@ fn option_value(value: &Bound<'_, PyAny>) -> Option<OptionValue> {
         return Some(OptionValue::Float(f.value()));
     }
     if let Ok(s) = value.cast::<PyString>() {
-        return s.to_str().ok().map(|s| OptionValue::Str(s.to_owned()));
+        return s.to_cow().ok().map(|s| OptionValue::Str(s.into_owned()));
     }
     if value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>() {
         return value

@@ -6,10 +6,10 @@ command is the CLI it carries."""
 import importlib.metadata
 import json
 import pathlib
+import re
 import subprocess
 import sys
 import sysconfig
-import tomllib
 
 import stockade
 
@@ -18,7 +18,12 @@ PACKAGE = pathlib.Path(stockade.__file__).resolve().parent
 
 
 def workspace_version():
-    return tomllib.loads((ROOT / "Cargo.toml").read_text())["workspace"]["package"]["version"]
+    # The first `version = ` of [workspace.package], read without tomllib
+    # (3.11 and later), so that this runs on every interpreter the wheel
+    # installs on.
+    text = (ROOT / "Cargo.toml").read_text()
+    section = text.split("[workspace.package]", 1)[1].split("\n[", 1)[0]
+    return re.search(r'^version = "([^"]+)"$', section, re.M).group(1)
 
 
 def test_the_version_is_the_workspaces():

@@ -110,6 +110,9 @@ class ExecutionResult:
         return self.status == "ok"
 
 
+#: The oldest interpreter the CPython engine runs guests on.
+_ENGINE_SINCE = (3, 11)
+
 #: The keyword options a Sandbox takes besides limits=, sandbox= and worker=:
 #: the host library's options, less those Limits holds.
 _KEYWORD_OPTIONS = tuple(
@@ -153,9 +156,12 @@ def _options(language: str, limits: Optional[Limits], sandbox: str,
                          .requirements)
         options[key] = value
     # Python guests run on CPython unless engine="monty" says otherwise: the
-    # interpreter running this package, unless python= names another.
+    # interpreter running this package, unless python= names another, or
+    # it is older than the engine runs on (3.11; docs/install.md): then
+    # what the host library finds (python3 on PATH, else monty).
     if language == "python" and options.get("engine") in (None, "cpython") \
-            and "python" not in options and sys.executable:
+            and "python" not in options and sys.executable \
+            and sys.version_info >= _ENGINE_SINCE:
         options["python"] = sys.executable
     return options
 
