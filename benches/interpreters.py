@@ -1,0 +1,89 @@
+"""The CPython engine on each interpreter from 3.11 this machine has, side
+by side in one run (docs/performance.md, "CPython versions"): short pooled
+sessions per second (checkout, three `1 + 1` feeds, close, from two
+threads) and a pooled checkout with its first `1 + 1` and close, median
+and p95. Guests run on each interpreter through `python=`; the host is the
+interpreter running this script.
+
+    .venv/bin/python benches/interpreters.py            # after ./scripts/test
+    .venv/bin/python benches/interpreters.py --quick    # a smoke run
+"""
+
+import glob
+import os
+import statistics
+import sys
+import threading
+import time
+
+import stockade
+
+
+def interpreters():
+    """(version, path) of the newest pyenv CPython of each minor version from 3.11."""
+    root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
+    found = {}
+    for path in sorted(glob.glob(os.path.join(root, "versions", "3.*", "bin", "python3"))):
+        version = path.split(os.sep)[-3]
+        parts = version.split(".")
+        if len(parts) != 3 or not all(part.isdigit() for part in parts):
+            continue
+        minor = (int(parts[0]), int(parts[1]))
+        if minor >= (3, 11):
+            found[minor] = (version, path)
+    return [found[minor] for minor in sorted(found)]
+
+
+def sessions_per_second(python, seconds):
+    count = 0
+    lock = threading.Lock()
+    with stockade.Pool("python", size=4, python=python, sandbox="require") as pool:
+        pool.wait_ready(60)
+        stop = time.perf_counter() + seconds
+
+        def loop():
+            nonlocal count
+            while time.perf_counter() < stop:
+                with pool.checkout() as sandbox:
+                    for _ in range(3):
+                        sandbox.run("1 + 1")
+                with lock:
+                    count += 1
+
+        workers = [threading.Thread(target=loop) for _ in range(2)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+    return count / seconds
+
+
+def pooled_checkout(python, samples):
+    """µs for a checkout, its first `1 + 1` and its close, with the pool
+    refilled (20 ms idle) before each, as a pool between requests is."""
+    times = []
+    with stockade.Pool("python", size=4, python=python, sandbox="require") as pool:
+        pool.wait_ready(60)
+        for _ in range(samples):
+            time.sleep(0.02)
+            started = time.perf_counter()
+            with pool.checkout() as sandbox:
+                sandbox.run("1 + 1")
+            times.append((time.perf_counter() - started) * 1e6)
+    times.sort()
+    return statistics.median(times), times[int(len(times) * 0.95) - 1]
+
+
+def main(quick):
+    seconds, samples = (1.0, 20) if quick else (5.0, 200)
+    print(f"host: CPython {sys.version.split()[0]}; guests under require, a pool of 4")
+    print("| guest interpreter | short sessions per second, 2 threads | pooled checkout + first `1 + 1` + close, median / p95 µs |")
+    print("|---|---|---|")
+    for version, python in interpreters():
+        rate = sessions_per_second(python, seconds)
+        median, p95 = pooled_checkout(python, samples)
+        print(f"| CPython {version} | {rate:.0f} | {median:.0f} / {p95:.0f} ({samples}) |")
+
+
+if __name__ == "__main__":
+    main("--quick" in sys.argv[1:])
