@@ -13,10 +13,12 @@ import glob
 import os
 import statistics
 import sys
-import threading
 import time
 
 import stockade
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import short_sessions  # noqa: E402  (beside this file)
 
 
 def interpreters():
@@ -35,27 +37,8 @@ def interpreters():
 
 
 def sessions_per_second(python, seconds):
-    count = 0
-    lock = threading.Lock()
     with stockade.Pool("python", size=4, python=python, sandbox="require") as pool:
-        pool.wait_ready(60)
-        stop = time.perf_counter() + seconds
-
-        def loop():
-            nonlocal count
-            while time.perf_counter() < stop:
-                with pool.checkout() as sandbox:
-                    for _ in range(3):
-                        sandbox.run("1 + 1")
-                with lock:
-                    count += 1
-
-        workers = [threading.Thread(target=loop) for _ in range(2)]
-        for worker in workers:
-            worker.start()
-        for worker in workers:
-            worker.join()
-    return count / seconds
+        return short_sessions.sessions_per_second(pool, seconds)
 
 
 def pooled_checkout(python, samples):

@@ -13,29 +13,35 @@ import time
 import stockade
 
 
-def main(language="python", seconds=5.0, threads=2):
+def sessions_per_second(pool, seconds=5.0, threads=2):
+    """Short sessions of `pool` (checkout, three `1 + 1` feeds, close) per
+    second, from `threads` threads for `seconds`."""
     count = 0
     lock = threading.Lock()
+    pool.wait_ready(60)
+    stop = time.perf_counter() + seconds
+
+    def loop():
+        nonlocal count
+        while time.perf_counter() < stop:
+            with pool.checkout() as sandbox:
+                for _ in range(3):
+                    sandbox.run("1 + 1")
+            with lock:
+                count += 1
+
+    workers = [threading.Thread(target=loop) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return count / seconds
+
+
+def main(language="python", seconds=5.0, threads=2):
     with stockade.Pool(language, size=4) as pool:
-        pool.wait_ready(30)
-        stop = time.perf_counter() + seconds
-
-        def loop():
-            nonlocal count
-            while time.perf_counter() < stop:
-                with pool.checkout() as sandbox:
-                    for _ in range(3):
-                        sandbox.run("1 + 1")
-                with lock:
-                    count += 1
-
-        workers = [threading.Thread(target=loop) for _ in range(threads)]
-        for worker in workers:
-            worker.start()
-        for worker in workers:
-            worker.join()
-    print(f"{language}: {count / seconds:.0f} sessions per second")
-
+        rate = sessions_per_second(pool, seconds, threads)
+    print(f"{language}: {rate:.0f} sessions per second")
 
 if __name__ == "__main__":
     main(*sys.argv[1:2])
