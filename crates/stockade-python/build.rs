@@ -90,10 +90,15 @@ fn build(workspace: &Path, target: &Path, args: &[&str]) -> Result<(), String> {
     for (key, _) in std::env::vars_os() {
         let key = key.to_string_lossy().into_owned();
         let kept = KEPT.iter().any(|prefix| key.starts_with(prefix));
-        if key.starts_with("CARGO_") && !kept || key == "RUSTFLAGS" {
+        let outer_python = key.starts_with("PYO3_") || key == "PYTHON_SYS_EXECUTABLE";
+        if key.starts_with("CARGO_") && !kept || key == "RUSTFLAGS" || outer_python {
             command.env_remove(key);
         }
     }
+    // The engine module is built for the stable ABI from 3.11, whichever
+    // interpreter builds this package (3.9 and later, whose configuration
+    // maturin hands the outer build): it needs no interpreter of its own.
+    command.env("PYO3_NO_PYTHON", "1");
     match command.status() {
         Ok(status) if status.success() => Ok(()),
         Ok(status) => Err(format!(
