@@ -15,6 +15,7 @@ use stockade_wire::{ConfigureLimits, ErrorKind, GuestException, MAX_TRACEBACK, R
 use stockade_worker_core::engine::{Closed, Engine, Feed, SharedLink, micros};
 
 use crate::clock::Clock;
+use crate::ending::FeedEnd;
 use crate::host::{FeedContext, HostState, python_thread_id, set_printer, with_feed};
 use crate::values::{guest_exception, to_python, to_wire};
 
@@ -36,6 +37,7 @@ pub struct CPythonEngine {
     compile_feed: Py<PyAny>,
     show_sources: Py<PyAny>,
     feed_ended: Py<PyAny>,
+    feed_end: Rc<FeedEnd>,
     forget_pending: Py<PyAny>,
     /// guest_outputs.py's `outputs_at_feed_end`: the figures still open
     /// are sent when a feed ends.
@@ -137,6 +139,7 @@ impl CPythonEngine {
             reseed: guest.getattr("reseed").map_err(text)?.unbind(),
             show_sources: guest.getattr("show_sources").map_err(text)?.unbind(),
             feed_ended: guest.getattr("feed_ended").map_err(text)?.unbind(),
+            feed_end: Rc::new(FeedEnd::new(py).map_err(text)?),
             forget_pending: guest.getattr("forget_pending").map_err(text)?.unbind(),
             outputs_at_feed_end: guest.getattr("outputs_at_feed_end").map_err(text)?.unbind(),
             preload_when_forked: Vec::new(),
@@ -238,8 +241,10 @@ impl CPythonEngine {
         })();
         // Whether the feed ran to its end or raised, the charts it drew
         // are shown (as a notebook cell's are); one that cannot be drawn
-        // is reported on stderr and spoils nothing else.
-        if let Err(err) = self.outputs_at_feed_end.bind(py).call0() {
+        // is reported on stderr and spoils nothing else. Not after the
+        // host ended the feed: nothing more of the guest's runs then.
+        let ended = self.state.borrow().ended.is_some();
+        if !ended && let Err(err) = self.outputs_at_feed_end.bind(py).call0() {
             crate::host::emit(
                 2,
                 &format!("[stockade: the open figures could not be shown: {err}]\n"),
@@ -415,6 +420,7 @@ impl Engine for CPythonEngine {
             state: Rc::clone(&self.state),
             pending_call: self.pending_call.clone_ref(py),
             feed_ended: self.feed_ended.clone_ref(py),
+            feed_end: Rc::clone(&self.feed_end),
         });
         if self.clock.exceeded() {
             return Ok(self.timed_out());
@@ -428,11 +434,15 @@ impl Engine for CPythonEngine {
                 self.clock.run();
                 let outcome = self.run(py, &code);
                 // A failure is converted with the clock running: its
-                // message and traceback run guest code (`__str__`).
+                // message and traceback run guest code (`__str__`); not
+                // that of a feed the host ended, whose reply says so.
+                let ended = self.state.borrow().ended.is_some();
                 let reply = match outcome {
                     Ok(value) => Ok(value),
+                    Err(_) if ended => Ok(stockade_wire::Value::None),
                     Err(failure) => Err(self.failure(py, failure)),
                 };
+                self.feed_end.disarm(py);
                 self.clock.stop(py);
                 if std::mem::take(&mut self.state.borrow_mut().pending_made) {
                     let _ = self.forget_pending.bind(py).call0();

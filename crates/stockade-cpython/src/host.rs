@@ -24,6 +24,7 @@ use stockade_worker_core::link::Interrupt;
 use stockade_worker_core::print::Printer;
 
 use crate::clock::Clock;
+use crate::ending::FeedEnd;
 use crate::values::{exception_for, to_python, to_wire};
 
 /// What a feed shares with the guest's calls back into it.
@@ -38,6 +39,8 @@ pub struct FeedContext {
     /// guest.py's `feed_ended`: the class of the error a guest meets when
     /// the host ends its feed.
     pub feed_ended: Py<PyAny>,
+    /// What keeps a feed the host ended from going on.
+    pub feed_end: Rc<FeedEnd>,
 }
 
 /// What the engine knows about the host across feeds.
@@ -130,26 +133,47 @@ pub fn show(mime_type: &str, data: &[u8], text: &str) -> PyResult<()> {
 }
 
 /// Turns the host's interruption of a suspension into what the guest meets.
-fn interrupted(context: &FeedContext, py: Python<'_>, interrupt: Interrupt) -> PyErr {
+fn interrupted(context: &FeedContext, py: Python<'_>, interrupt: Interrupt, asker: Asker) -> PyErr {
     match interrupt {
         // The host is gone or closed the session: nothing is left to do.
         // SAFETY: _exit ends the process at once; nothing is used after it.
         Interrupt::Closed => unsafe { libc::_exit(0) },
         Interrupt::Abort { kind, message } => {
-            context.state.borrow_mut().ended = Some((kind, message.clone()));
+            let again = context
+                .state
+                .borrow_mut()
+                .ended
+                .replace((kind, message.clone()))
+                .is_some();
             let Ok(class) = context.feed_ended.bind(py).call1((message.as_str(),)) else {
                 return PyRuntimeError::new_err(message);
             };
             // Raised now, and once more at the guest's next check (a loop
             // turn, a call): a guest that catches the first meets the
-            // second outside its `try`, and every later ask of the host
-            // does the same, so catching cannot carry the feed on. (The
-            // instance first: making it runs Python, which would meet the
-            // second at once.)
+            // second outside its `try` (where the interpreter checks
+            // depends on its version; 3.12 checks after a loop's backward
+            // jump, inside the loop's `try`). A guest that asks the host
+            // again has caught both: from then on every line it runs and
+            // every Python function it calls raises (ending.rs), handlers'
+            // lines too. Until then the exception unwinds as any does,
+            // running the `finally` blocks it meets (the event loop's
+            // among them, whose own asks do not count). (The instances
+            // first: making one runs Python, which would meet the second
+            // at once.)
             let now = match class.call0() {
                 Ok(exception) => PyErr::from_value(exception),
                 Err(err) => return err,
             };
+            if again && asker == Asker::HostFunction {
+                match class.call0() {
+                    Ok(exception) => {
+                        if let Err(err) = context.feed_end.arm(py, &exception) {
+                            return err;
+                        }
+                    }
+                    Err(err) => return err,
+                }
+            }
             if let Some(thread) = context.clock.raise_in() {
                 // SAFETY: the GIL is held; the class is alive (`class`),
                 // and the thread state takes its own reference.
@@ -162,10 +186,20 @@ fn interrupted(context: &FeedContext, py: Python<'_>, interrupt: Interrupt) -> P
     }
 }
 
+/// What asks the host: a call of a host function, or anything else (a
+/// name, an OS call, the event loop waiting on async calls: the engine's
+/// own machinery and the standard library's make these too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Asker {
+    HostFunction,
+    Other,
+}
+
 /// Asks the host through the link with the guest clock paused.
 fn ask<T>(
     context: &FeedContext,
     py: Python<'_>,
+    asker: Asker,
     exchange: impl FnOnce(&mut stockade_worker_core::link::Link, u64) -> Result<T, Interrupt>,
 ) -> PyResult<T> {
     // The clock goes on afterwards only if it ran before: an ask made
@@ -188,7 +222,7 @@ fn ask<T>(
         }
     };
     resume();
-    answer.map_err(|interrupt| interrupted(context, py, interrupt))
+    answer.map_err(|interrupt| interrupted(context, py, interrupt, asker))
 }
 
 /// The calling thread's Python thread id.
@@ -210,7 +244,9 @@ pub fn resolve(py: Python<'_>, name: String) -> PyResult<Option<Py<PyAny>>> {
             ));
         }
         let asked = name.clone();
-        match ask(context, py, |link, elapsed| link.lookup(elapsed, asked))? {
+        match ask(context, py, Asker::Other, |link, elapsed| {
+            link.lookup(elapsed, asked)
+        })? {
             LookupOutcome::Function => {
                 context.state.borrow_mut().functions.insert(name.clone());
                 Ok(Some(
@@ -233,7 +269,7 @@ pub fn resolve(py: Python<'_>, name: String) -> PyResult<Option<Py<PyAny>>> {
 #[pyfunction]
 pub fn await_calls(py: Python<'_>, call_ids: Vec<u32>) -> PyResult<Vec<(u32, bool, Py<PyAny>)>> {
     in_feed(|context| {
-        let results = ask(context, py, |link, elapsed| {
+        let results = ask(context, py, Asker::Other, |link, elapsed| {
             link.await_calls(elapsed, call_ids)
         })?;
         let mut out = Vec::with_capacity(results.len());
@@ -320,7 +356,7 @@ impl HostFunction {
                 state.next_call_id
             };
             let name = self.name.clone();
-            let outcome = ask(context, py, |link, elapsed| {
+            let outcome = ask(context, py, Asker::HostFunction, |link, elapsed| {
                 link.call(elapsed, call_id, name, wire_args, wire_kwargs)
             })?;
             match outcome {
@@ -366,7 +402,7 @@ pub fn os_call(
         })?);
     }
     in_feed(|context| {
-        let outcome = ask(context, py, |link, elapsed| {
+        let outcome = ask(context, py, Asker::Other, |link, elapsed| {
             link.os_call(elapsed, name.clone(), wire_args, Vec::new())
         })?;
         match outcome {

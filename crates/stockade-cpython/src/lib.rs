@@ -13,6 +13,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 mod clock;
+mod ending;
 mod engine;
 mod host;
 mod journal;

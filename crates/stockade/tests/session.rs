@@ -548,6 +548,27 @@ fn max_host_calls_ends_the_feed_uncatchably_and_the_session_lives(engine: Interp
     );
 }
 
+fn a_feed_the_host_ended_stays_ended_however_its_handlers_nest(engine: Interpreter) {
+    let options = options(engine)
+        .max_host_calls(3)
+        .request_timeout(Duration::from_secs(20));
+    let mut session = Session::new(options).unwrap();
+    session.register_function("tick", |_| Ok(Value::None));
+    // Three loops of handlers that catch everything, one inside the other,
+    // a `finally` that asks the host again, and a count of the catches.
+    let code = "caught = 0\nwhile True:\n    try:\n        while True:\n            try:\n                while True:\n                    try:\n                        tick()\n                    except BaseException:\n                        caught += 1\n            except BaseException:\n                caught += 1\n            finally:\n                try:\n                    tick()\n                except BaseException:\n                    caught += 1\n    except BaseException:\n        caught += 1";
+    match session.run(code) {
+        Err(Error::Guest(guest)) => assert!(
+            guest.message.contains("max_host_calls"),
+            "{}",
+            guest.message
+        ),
+        other => panic!("expected the feed to end, got {other:?}"),
+    }
+    assert_eq!(session.run("1 + 1").unwrap(), Value::Int(2));
+    assert_eq!(session.run("tick()\n'again'").unwrap(), s("again"));
+}
+
 fn a_sync_host_function_past_max_host_wait_is_a_timeout_in_the_guest(engine: Interpreter) {
     let options = options(engine).max_host_wait(Duration::from_millis(100));
     let mut session = Session::new(options).unwrap();
@@ -726,6 +747,7 @@ on_both_python_engines_and_remote!(
     an_input_name_that_is_not_an_identifier_is_refused_and_the_session_lives,
     host_function_errors_are_redacted_by_default_keeping_their_class,
     max_host_calls_ends_the_feed_uncatchably_and_the_session_lives,
+    a_feed_the_host_ended_stays_ended_however_its_handlers_nest,
     a_sync_host_function_past_max_host_wait_is_a_timeout_in_the_guest,
     output_past_max_output_bytes_is_cut_with_a_marker,
     an_unregistered_function_the_guest_still_holds_raises_name_error,
