@@ -194,9 +194,18 @@ def mount_files(os_call):
         def fileno(self):
             raise io.UnsupportedOperation("a mounted file has no descriptor")
 
+    # Python 3.9's pathlib opens through an opener of its own, which only
+    # calls os.open: a mounted path it opens is the host's all the same.
+    pathlib_opener = None
+    if sys.version_info < (3, 10):
+        import pathlib
+        pathlib_opener = pathlib.Path._opener
+
     def open_(file, mode="r", buffering=-1, encoding=None, errors=None, newline=None,
               closefd=True, opener=None):
-        return either(file, opener is None,
+        plain = opener is None or (pathlib_opener is not None
+                                   and getattr(opener, "__func__", None) is pathlib_opener)
+        return either(file, plain,
                       lambda: real_open(file, mode, buffering, encoding, errors, newline,
                                         closefd, opener),
                       lambda path: host_open(path, mode, encoding, errors, newline))

@@ -21,6 +21,7 @@ use crate::options::SessionOptions;
 /// module forgets its path, and `sys.argv` is emptied, as the engine
 /// prepares: docs/security.md).
 pub const BOOT: &str = "import sys\n\
+if sys.path[:1] == ['']: del sys.path[0]\n\
 from importlib.machinery import ExtensionFileLoader as L, ModuleSpec as S\n\
 l = L('stockade_cpython', sys.argv[1])\n\
 m = l.create_module(S('stockade_cpython', l, origin=sys.argv[1]))\n\
@@ -28,6 +29,12 @@ sys.modules['stockade_cpython'] = m\n\
 l.exec_module(m)\n\
 del L, S, l\n\
 sys.exit(m.serve())\n";
+
+/// Whether CPython `version` (`major.minor.micro`) takes `-P` (3.11 on).
+fn has_safe_path_option(version: &str) -> bool {
+    let mut numbers = version.split('.').map(|n| n.parse::<u32>().unwrap_or(0));
+    (numbers.next().unwrap_or(0), numbers.next().unwrap_or(0)) >= (3, 11)
+}
 
 /// `path` made absolute against the current directory: the worker starts
 /// in `/`, where a relative path would name something else.
@@ -84,10 +91,12 @@ impl Launch {
                 // A journaled session's interpreter reads its hash seed
                 // from the environment, which `-I` would ignore: `-P -s`
                 // (with the environment otherwise empty) isolate it as
-                // `-I` does.
+                // `-I` does. Before 3.11, which has no `-P`, BOOT takes
+                // the current directory off `sys.path` itself.
                 let seed = options.journal_seed.filter(|_| options.dumpable);
                 let isolation: &[&str] = match seed {
-                    Some(_) => &["-P", "-s"],
+                    Some(_) if has_safe_path_option(&python.version) => &["-P", "-s"],
+                    Some(_) => &["-s"],
                     None => &["-I"],
                 };
                 let mut args: Vec<OsString> = isolation.iter().map(OsString::from).collect();
