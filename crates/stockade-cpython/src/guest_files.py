@@ -354,3 +354,8 @@ def mount_files(os_call):
     os.unlink, os.remove = like(unlink_, "unlink"), like(unlink_, "remove")
     os.rename, os.replace = like(rename_, "rename"), like(rename_, "replace")
     os.access = like(access_, "access")
+    if pathlib_opener is not None:
+        # 3.9's pathlib took os's functions when it was imported (above).
+        for name in ("stat", "lstat", "listdir", "scandir", "mkdir", "unlink", "rmdir",
+                     "rename", "replace"):
+            setattr(pathlib._NormalAccessor, name, getattr(os, name))

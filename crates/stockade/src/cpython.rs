@@ -21,8 +21,9 @@ use crate::error::{ConfigurationKind, Error};
 
 /// The interpreter tried when the options name none.
 pub const DEFAULT_PYTHON: &str = "python3";
-/// The oldest CPython the engine module loads in (its stable-ABI floor).
-pub const MIN_VERSION: (u32, u32) = (3, 11);
+/// The oldest CPython the engine module loads in (its stable-ABI floor,
+/// `abi3-py39`; scripts/test-cpython-versions runs it on each).
+pub const MIN_VERSION: (u32, u32) = (3, 9);
 /// How long the interpreter may take to say what it is.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -150,7 +151,7 @@ print(sys.implementation.name)\n\
 print('%d.%d.%d' % sys.version_info[:3])\n";
 
 /// The interpreter `requested` names (`python3` on PATH when `None`),
-/// checked to be CPython 3.11 or later. The check runs the interpreter
+/// checked to be CPython 3.9 or later. The check runs the interpreter
 /// once, with the host's environment (a pyenv or conda shim needs it);
 /// later calls in this process reuse its answer.
 pub fn find_python(requested: Option<&Path>) -> Result<PythonInterpreter, Error> {
@@ -184,7 +185,7 @@ fn probe(asked: &Path) -> Result<PythonInterpreter, String> {
         .map_err(|err| {
             format!(
                 "cannot run the Python interpreter {shown} for the cpython engine: {err}; \
-                 install Python 3.11 or later, pass python=PATH, or use engine=\"monty\""
+                 install Python 3.9 or later, pass python=PATH, or use engine=\"monty\""
             )
         })?;
     let started = Instant::now();

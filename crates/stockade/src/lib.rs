@@ -43,7 +43,7 @@
 //! protocol: a worker refuses a library whose version is outside its
 //! range, naming the range (docs/protocol.md, "Versions"), and `stockade
 //! doctor` prints the range and starts a worker to check it. The CPython
-//! engine also needs a CPython 3.11 or later on the machine (its path:
+//! engine also needs a CPython 3.9 or later on the machine (its path:
 //! the `python` option, else `python3` on `PATH`).
 
 // Nothing a guest, a worker or a peer controls may reach a panic.
