@@ -110,9 +110,6 @@ class ExecutionResult:
         return self.status == "ok"
 
 
-#: The oldest interpreter the CPython engine runs guests on.
-_ENGINE_SINCE = (3, 11)
-
 #: The keyword options a Sandbox takes besides limits=, sandbox= and worker=:
 #: the host library's options, less those Limits holds.
 _KEYWORD_OPTIONS = tuple(
@@ -156,12 +153,10 @@ def _options(language: str, limits: Optional[Limits], sandbox: str,
                          .requirements)
         options[key] = value
     # Python guests run on CPython unless engine="monty" says otherwise: the
-    # interpreter running this package, unless python= names another, or
-    # it is older than the engine runs on (3.11; docs/install.md): then
-    # what the host library finds (python3 on PATH, else monty).
+    # interpreter running this package (any the package installs on runs
+    # the engine: docs/install.md), unless python= names another.
     if language == "python" and options.get("engine") in (None, "cpython") \
-            and "python" not in options and sys.executable \
-            and sys.version_info >= _ENGINE_SINCE:
+            and "python" not in options and sys.executable:
         options["python"] = sys.executable
     return options
 
