@@ -81,9 +81,9 @@ impl FeedEnd {
     /// `ended`. Called on that thread, in a host function's call (no
     /// Python frame of the engine's own runs between it and the guest's).
     /// Not armed over a trace the guest set itself (a debugger's, a
-    /// coverage tool's): 3.11 does not run the next feed after a C trace
-    /// replaced a Python one, so such a guest has only the pending
-    /// exception against it, and the host's deadline behind that.
+    /// coverage tool's), which arming would take away for good: such a
+    /// guest has only the pending exception against it, and the host's
+    /// deadline behind that.
     pub fn arm(&self, py: Python<'_>, ended: &Bound<'_, PyAny>) -> PyResult<()> {
         if !self.armed.get() && !self.gettrace.bind(py).call0()?.is_none() {
             return Ok(());

@@ -164,15 +164,13 @@ fn interrupted(context: &FeedContext, py: Python<'_>, interrupt: Interrupt, aske
                 Ok(exception) => PyErr::from_value(exception),
                 Err(err) => return err,
             };
-            if again && asker == Asker::HostFunction {
-                match class.call0() {
-                    Ok(exception) => {
-                        if let Err(err) = context.feed_end.arm(py, &exception) {
-                            return err;
-                        }
-                    }
-                    Err(err) => return err,
-                }
+            if again
+                && asker == Asker::HostFunction
+                && let Err(err) = class
+                    .call0()
+                    .and_then(|exception| context.feed_end.arm(py, &exception))
+            {
+                return err;
             }
             if let Some(thread) = context.clock.raise_in() {
                 // SAFETY: the GIL is held; the class is alive (`class`),
