@@ -95,10 +95,17 @@ fn build(workspace: &Path, target: &Path, args: &[&str]) -> Result<(), String> {
             command.env_remove(key);
         }
     }
-    // The engine module is built for the stable ABI from 3.11, whichever
-    // interpreter builds this package (3.9 and later, whose configuration
-    // maturin hands the outer build): it needs no interpreter of its own.
+    // The engine module is built for the stable ABI from 3.9, whichever
+    // interpreter builds this package (whose configuration maturin hands
+    // the outer build): it needs no interpreter of its own.
     command.env("PYO3_NO_PYTHON", "1");
+    // A one-off build whose line tables `install` strips and which is never
+    // rebuilt piece by piece: without them and without incremental caches
+    // it compiles and links sooner, and what is packaged is the same
+    // (symbols, no line tables).
+    command
+        .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
+        .env("CARGO_PROFILE_RELEASE_INCREMENTAL", "false");
     match command.status() {
         Ok(status) if status.success() => Ok(()),
         Ok(status) => Err(format!(
