@@ -1,4 +1,4 @@
-"""The CPython engine on each interpreter from 3.11 this machine has, side
+"""The CPython engine on each interpreter from 3.9 to 3.13 this machine has, side
 by side in one run (docs/performance.md, "CPython versions"): short pooled
 sessions per second (checkout, three `1 + 1` feeds, close, from two
 threads) and a pooled checkout with its first `1 + 1` and close, median
@@ -22,7 +22,7 @@ import short_sessions  # noqa: E402  (beside this file)
 
 
 def interpreters():
-    """(version, path) of the newest pyenv CPython of each minor version from 3.11."""
+    """(version, path) of the newest pyenv CPython of each minor version from 3.9 to 3.13."""
     root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
     found = {}
     for path in sorted(glob.glob(os.path.join(root, "versions", "3.*", "bin", "python3"))):
@@ -31,7 +31,7 @@ def interpreters():
         if len(parts) != 3 or not all(part.isdigit() for part in parts):
             continue
         minor = (int(parts[0]), int(parts[1]))
-        if minor >= (3, 11):
+        if (3, 9) <= minor <= (3, 13):
             found[minor] = (version, path)
     return [found[minor] for minor in sorted(found)]
 
@@ -42,8 +42,9 @@ def sessions_per_second(python, seconds):
 
 
 def pooled_checkout(python, samples):
-    """µs for a checkout, its first `1 + 1` and its close, with the pool
-    refilled (20 ms idle) before each, as a pool between requests is."""
+    """µs for each of `samples` checkouts, its first `1 + 1` and its close,
+    with the pool refilled (20 ms idle) before each, as a pool between
+    requests is."""
     times = []
     with stockade.Pool("python", size=4, python=python, sandbox="require") as pool:
         pool.wait_ready(60)
@@ -53,19 +54,32 @@ def pooled_checkout(python, samples):
             with pool.checkout() as sandbox:
                 sandbox.run("1 + 1")
             times.append((time.perf_counter() - started) * 1e6)
-    times.sort()
-    return statistics.median(times), times[int(len(times) * 0.95) - 1]
+    return times
 
 
 def main(quick):
-    seconds, samples = (1.0, 20) if quick else (5.0, 200)
-    print(f"host: CPython {sys.version.split()[0]}; guests under require, a pool of 4")
-    print("| guest interpreter | short sessions per second, 2 threads | pooled checkout + first `1 + 1` + close, median / p95 µs |")
+    # Rounds that visit every interpreter in turn, so that the machine's
+    # drift during the run (which moves these figures by a fifth between
+    # runs) falls on each of them alike.
+    rounds, seconds, samples = (1, 1.0, 20) if quick else (5, 3.0, 100)
+    found = interpreters()
+    rates = {version: [] for version, _ in found}
+    times = {version: [] for version, _ in found}
+    for _ in range(rounds):
+        for version, python in found:
+            rates[version].append(sessions_per_second(python, seconds))
+            times[version].extend(pooled_checkout(python, samples))
+    print(f"host: CPython {sys.version.split()[0]}; guests under require, a pool of 4; "
+          f"{rounds} rounds through every interpreter")
+    print("| guest interpreter | short sessions per second, 2 threads (median of rounds; lowest, highest) "
+          "| pooled checkout + first `1 + 1` + close, median / p95 µs |")
     print("|---|---|---|")
-    for version, python in interpreters():
-        rate = sessions_per_second(python, seconds)
-        median, p95 = pooled_checkout(python, samples)
-        print(f"| CPython {version} | {rate:.0f} | {median:.0f} / {p95:.0f} ({samples}) |")
+    for version, _ in found:
+        rate = statistics.median(rates[version])
+        ordered = sorted(times[version])
+        median, p95 = statistics.median(ordered), ordered[int(len(ordered) * 0.95) - 1]
+        print(f"| CPython {version} | {rate:.0f} ({min(rates[version]):.0f}; {max(rates[version]):.0f}) "
+              f"| {median:.0f} / {p95:.0f} ({len(ordered)}) |")
 
 
 if __name__ == "__main__":
