@@ -50,3 +50,25 @@ def test_the_package_installs_the_stockade_command():
     doctor = subprocess.run([command, "doctor", "--json"], capture_output=True, text=True, check=True)
     report = json.loads(doctor.stdout)
     assert pathlib.Path(report["worker"]).resolve() == PACKAGE / "bin" / "stockade-worker"
+
+
+def test_the_supported_interpreters_are_named_alike_everywhere():
+    # scripts/lib/pythons.sh's list is what the test command runs on; the
+    # installed metadata (pyproject.toml's), the host library's oldest
+    # engine interpreter and docs/install.md must say the same.
+    listed = re.search(r"^SUPPORTED_PYTHONS=\(([^)]*)\)$", (ROOT / "scripts/lib/pythons.sh").read_text(), re.M)
+    supported = [tuple(int(part) for part in minor.split(".")) for minor in listed.group(1).split()]
+    metadata = importlib.metadata.metadata("stockade")
+    named = sorted(
+        tuple(int(part) for part in classifier.rsplit(" :: ", 1)[1].split("."))
+        for classifier in metadata.get_all("Classifier")
+        if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", classifier)
+    )
+    assert named == supported
+    oldest = "%d.%d" % supported[0]
+    assert metadata["Requires-Python"] == f">={oldest}"
+    engine = (ROOT / "crates/stockade/src/cpython.rs").read_text()
+    assert re.search(r"MIN_VERSION: \([^)]*\) = \(%d, %d\)" % supported[0], engine), "cpython.rs MIN_VERSION"
+    install = (ROOT / "docs/install.md").read_text()
+    assert f"CPython {oldest} to %d.%d" % supported[-1] in install
+    assert sys.version_info[:2] in supported
