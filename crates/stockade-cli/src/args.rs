@@ -1,6 +1,6 @@
 //! What several subcommands read from the command line: the language and
-//! sandbox mode (by the names the host library gives them), seconds,
-//! sizes, source files, and the session's limits and JavaScript options.
+//! sandbox mode (by the names the host library gives them), source files,
+//! and the session's limits and JavaScript options.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -8,7 +8,9 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use clap::Args;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
-use stockade::{Interpreter, JavaScriptOptions, Language, SandboxMode, SessionOptions};
+use stockade::{Interpreter, JavaScriptOptions, Language, Limits, SandboxMode, SessionOptions};
+
+use crate::units::{Seconds, Size, parse_seconds, parse_size, parse_size_or_zero};
 
 /// A closed set of names the host library parses (`FromStr`), offered to
 /// clap with its possible values so `--help` lists them.
@@ -50,18 +52,18 @@ pub fn named<T: Named + Clone>() -> impl TypedValueParser<Value = T> {
 #[derive(Debug, Args)]
 pub struct SessionArgs {
     /// Hard wall-clock limit per turn, in seconds; the worker is killed when it passes.
-    #[arg(long, value_name = "S", default_value = "60", value_parser = parse_seconds)]
-    timeout: Duration,
+    #[arg(long, value_name = "S", default_value_t = Seconds(SessionOptions::DEFAULT_REQUEST_TIMEOUT), value_parser = parse_seconds)]
+    timeout: Seconds,
     /// Cumulative guest execution limit, in seconds (default: only --timeout applies).
     #[arg(long, value_name = "S", value_parser = parse_seconds)]
-    max_duration: Option<Duration>,
+    max_duration: Option<Seconds>,
     /// Guest memory ceiling, such as 512M or 2G.
-    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
-    max_memory: u64,
+    #[arg(long, value_name = "SIZE", default_value_t = Size(Limits::DEFAULT_MAX_MEMORY), value_parser = parse_size)]
+    max_memory: Size,
     /// Host memory the result may take (48 bytes a value plus its data),
     /// such as 64M; a larger result is refused unread (exit 4).
-    #[arg(long, value_name = "SIZE", default_value = "64M", value_parser = parse_size)]
-    max_result_bytes: u64,
+    #[arg(long, value_name = "SIZE", default_value_t = Size(SessionOptions::DEFAULT_MAX_RESULT_BYTES), value_parser = parse_size)]
+    max_result_bytes: Size,
     /// OS sandbox: require (refuse to run without every layer), auto (every
     /// layer the kernel gives), or off (debugging only).
     #[arg(long, default_value = "auto", value_parser = named::<SandboxMode>())]
@@ -77,13 +79,13 @@ pub struct SessionArgs {
     mounts: Vec<stockade::Mount>,
     /// Host memory the guest's files may take: overlay data and any one
     /// read or write, such as 100M (a MemoryError in the guest past it).
-    #[arg(long, value_name = "SIZE", default_value = "100M", value_parser = parse_size)]
-    max_file_memory: u64,
+    #[arg(long, value_name = "SIZE", default_value_t = Size(stockade::DEFAULT_MAX_FILE_MEMORY), value_parser = parse_size)]
+    max_file_memory: Size,
     /// Bytes the guest's private scratch directory may hold (/tmp, also its
     /// TMPDIR, HOME and working directory, in every engine), such as 256M;
     /// a write past it fails with ENOSPC. 0: none.
-    #[arg(long = "max-scratch", value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
-    max_scratch_bytes: u64,
+    #[arg(long = "max-scratch", value_name = "SIZE", default_value_t = Size(Limits::DEFAULT_MAX_SCRATCH_BYTES), value_parser = parse_size_or_zero)]
+    max_scratch_bytes: Size,
     /// The guest's clock: real (the host's time, in UTC), or frozen at this
     /// many seconds since the Unix epoch (datetime.now(), date.today(),
     /// JavaScript's Date).
@@ -185,15 +187,15 @@ impl SessionArgs {
             .spare(false)
             .javascript(javascript)
             .sandbox(self.sandbox)
-            .request_timeout(self.timeout)
-            .max_memory(self.max_memory)
-            .max_result_bytes(self.max_result_bytes)
-            .max_file_memory(self.max_file_memory)
-            .max_scratch_bytes(self.max_scratch_bytes);
+            .request_timeout(self.timeout.0)
+            .max_memory(self.max_memory.0)
+            .max_result_bytes(self.max_result_bytes.0)
+            .max_file_memory(self.max_file_memory.0)
+            .max_scratch_bytes(self.max_scratch_bytes.0);
         options.mounts = self.mounts.clone();
         options.clock = self.clock;
         options.environ = self.environ.clone();
-        if let Some(limit) = self.max_duration {
+        if let Some(Seconds(limit)) = self.max_duration {
             options = options.max_duration(limit);
         }
         if let Some(worker) = &self.worker {
@@ -246,10 +248,10 @@ pub struct JavaScriptArgs {
     random_seed: Option<u64>,
     /// JavaScript heap limit, such as 256M (default: --max-memory).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-    max_heap_size: Option<u64>,
+    max_heap_size: Option<Size>,
     /// Live ArrayBuffer bytes, such as 64M (default: a quarter of --max-memory).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-    max_buffer_bytes: Option<u64>,
+    max_buffer_bytes: Option<Size>,
     /// Register a module the guest may import, as NAME=FILE (repeatable).
     #[arg(long = "module", value_name = "NAME=FILE", value_parser = parse_module)]
     modules: Vec<(String, String)>,
@@ -258,8 +260,8 @@ pub struct JavaScriptArgs {
 impl JavaScriptArgs {
     pub fn options(&self) -> JavaScriptOptions {
         JavaScriptOptions {
-            max_heap_size: self.max_heap_size,
-            max_buffer_bytes: self.max_buffer_bytes,
+            max_heap_size: self.max_heap_size.map(|size| size.0),
+            max_buffer_bytes: self.max_buffer_bytes.map(|size| size.0),
             max_stack_bytes: None,
             strict_eval: self.strict_eval,
             web_polyfills: self.web_polyfills,
@@ -323,42 +325,6 @@ fn parse_mount(text: &str) -> Result<stockade::Mount, String> {
     })
 }
 
-pub fn parse_seconds(text: &str) -> Result<Duration, String> {
-    let seconds: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
-    stockade::duration_from_secs(seconds)
-        .ok_or_else(|| format!("{text:?} must be a positive number of seconds"))
-}
-
-pub fn parse_size(text: &str) -> Result<u64, String> {
-    let t = text.trim();
-    let upper = t.to_ascii_uppercase();
-    let digits_end = upper
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(upper.len());
-    let (number, unit) = upper.split_at(digits_end);
-    let number: u64 = number
-        .parse()
-        .map_err(|_| format!("{text:?} is not a size such as 512M or 2G"))?;
-    let multiplier: u64 = match unit.trim() {
-        "" | "B" => 1,
-        "K" | "KB" | "KIB" => 1 << 10,
-        "M" | "MB" | "MIB" => 1 << 20,
-        "G" | "GB" | "GIB" => 1 << 30,
-        "T" | "TB" | "TIB" => 1 << 40,
-        _ => return Err(format!("{text:?} has an unknown unit; use K, M, G or T")),
-    };
-    let bytes = number
-        .checked_mul(multiplier)
-        .ok_or_else(|| format!("{text:?} is too large"))?;
-    if bytes == 0 {
-        return Err("the memory ceiling must be greater than zero".into());
-    }
-    Ok(bytes)
-}
-
 /// Reads a source file (or standard input, for `-`) as UTF-8.
 pub fn read_source(file: &str) -> Result<String, String> {
     let mut bytes = Vec::new();
@@ -376,4 +342,35 @@ pub fn read_source(file: &str) -> Result<String, String> {
             err.utf8_error().valid_up_to()
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Command {
+        #[command(flatten)]
+        session: SessionArgs,
+    }
+
+    /// The flags' defaults, as `--help` shows them and clap reads them
+    /// back, give the library's own default options.
+    #[test]
+    fn the_flags_defaults_are_the_librarys() {
+        let given = Command::parse_from(["stockade"])
+            .session
+            .options(Language::Python);
+        let library = SessionOptions::new(Language::Python);
+        assert_eq!(given.request_timeout, library.request_timeout);
+        assert_eq!(given.limits.max_memory, library.limits.max_memory);
+        assert_eq!(
+            given.limits.max_scratch_bytes,
+            library.limits.max_scratch_bytes
+        );
+        assert_eq!(given.limits.max_duration, library.limits.max_duration);
+        assert_eq!(given.max_result_bytes, library.max_result_bytes);
+        assert_eq!(given.max_file_memory, library.max_file_memory);
+    }
 }

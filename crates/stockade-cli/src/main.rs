@@ -14,6 +14,7 @@ mod output;
 mod repl;
 mod run;
 mod serve;
+mod units;
 
 use clap::{Parser, Subcommand};
 

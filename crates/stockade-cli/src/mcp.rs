@@ -9,8 +9,9 @@ use std::time::Duration;
 use clap::Args;
 use stockade_mcp::{OptionsFor, RequestBudget, ToolServer};
 
-use crate::args::{SessionArgs, parse_size};
+use crate::args::SessionArgs;
 use crate::exit;
+use crate::units::{Size, parse_size};
 
 /// Serve the run_python, run_javascript and reset tools to an MCP client
 /// over stdin and stdout.
@@ -26,13 +27,13 @@ pub struct McpArgs {
     /// The largest message the client may send, such as 4M; one larger,
     /// or whose parsed form would take more than 4 times that, is refused
     /// unparsed with an error naming why (data belongs in a --mount).
-    #[arg(long, value_name = "SIZE", default_value = "4M", value_parser = parse_size)]
-    max_request_size: u64,
+    #[arg(long, value_name = "SIZE", default_value_t = Size(stockade_mcp::budget::DEFAULT_MAX_REQUEST_BYTES as u64), value_parser = parse_size)]
+    max_request_size: Size,
 }
 
 pub fn mcp(args: McpArgs) -> i32 {
     let budget = RequestBudget {
-        max_bytes: usize::try_from(args.max_request_size).unwrap_or(usize::MAX),
+        max_bytes: usize::try_from(args.max_request_size.0).unwrap_or(usize::MAX),
     };
     let session = Arc::new(args.session);
     let options_for: OptionsFor = Arc::new(move |language| session.options(language));

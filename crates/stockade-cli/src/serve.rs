@@ -6,15 +6,15 @@
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use clap::Args;
 use stockade::SandboxMode;
 use stockade::relay::RelayPolicy;
 use stockade_server::{ServeConfig, run};
 
-use crate::args::{named, parse_seconds, parse_size};
+use crate::args::named;
 use crate::exit;
+use crate::units::{Seconds, Size, parse_seconds, parse_size};
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -54,22 +54,22 @@ pub struct ServeArgs {
     max_mcp_sessions_per_token: Option<usize>,
     /// Seconds a session may wait for its client's next message (an MCP
     /// client's session too, beyond a call's --request-timeout).
-    #[arg(long, value_name = "S", default_value = "300", value_parser = parse_seconds)]
-    idle_timeout: Duration,
+    #[arg(long, value_name = "S", default_value_t = Seconds(ServeConfig::DEFAULT_IDLE_TIMEOUT), value_parser = parse_seconds)]
+    idle_timeout: Seconds,
     /// Seconds SIGTERM lets running sessions go on before ending them (a
     /// turn running then still finishes, within --request-timeout).
-    #[arg(long, value_name = "S", default_value = "30", value_parser = parse_seconds)]
-    grace: Duration,
+    #[arg(long, value_name = "S", default_value_t = Seconds(ServeConfig::DEFAULT_GRACE), value_parser = parse_seconds)]
+    grace: Seconds,
     /// The largest message a client may send (a request: code, inputs, a
     /// dump to restore), at most the wire's frame bound (256M).
-    #[arg(long, value_name = "SIZE", default_value = "64M", value_parser = parse_size)]
-    max_message_size: u64,
+    #[arg(long, value_name = "SIZE", default_value_t = Size(ServeConfig::DEFAULT_MAX_MESSAGE_SIZE as u64), value_parser = parse_size)]
+    max_message_size: Size,
     /// The largest MCP request at /mcp, such as 4M; one larger, or whose
     /// parsed form would take more than 4 times that, is refused unparsed
     /// (413). A token's requests under way hold at most two of this size,
     /// the server's eight.
-    #[arg(long, value_name = "SIZE", default_value = "4M", value_parser = parse_size)]
-    max_mcp_request_size: u64,
+    #[arg(long, value_name = "SIZE", default_value_t = Size(ServeConfig::DEFAULT_MAX_MCP_REQUEST_SIZE as u64), value_parser = parse_size)]
+    max_mcp_request_size: Size,
     /// Answer /readyz and /metrics only with a token from --tokens (they
     /// tell how busy the server is, and so what its tenants do); /healthz
     /// stays open for liveness probes.
@@ -81,29 +81,29 @@ pub struct ServeArgs {
     max_connections: Option<usize>,
     /// Ceiling of a turn's wall-clock time (a client's --timeout above it
     /// is refused); the default for clients that name none.
-    #[arg(long, value_name = "S", default_value = "60", value_parser = parse_seconds)]
-    request_timeout: Duration,
+    #[arg(long, value_name = "S", default_value_t = Seconds(RelayPolicy::default().request_timeout), value_parser = parse_seconds)]
+    request_timeout: Seconds,
     /// Ceiling of a session's guest time (max_duration); sessions that
     /// ask for none get this.
-    #[arg(long, value_name = "S", default_value = "300", value_parser = parse_seconds)]
-    max_duration: Duration,
+    #[arg(long, value_name = "S", default_value_t = Seconds(RelayPolicy::default().max_duration), value_parser = parse_seconds)]
+    max_duration: Seconds,
     /// Ceiling of a session's guest memory (max_memory), such as 512M.
-    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size)]
-    max_memory: u64,
+    #[arg(long, value_name = "SIZE", default_value_t = Size(RelayPolicy::default().max_memory), value_parser = parse_size)]
+    max_memory: Size,
     /// Ceiling of the print output one feed may send, such as 8M.
-    #[arg(long, value_name = "SIZE", default_value = "8M", value_parser = parse_size)]
-    max_output_bytes: u64,
+    #[arg(long, value_name = "SIZE", default_value_t = Size(RelayPolicy::default().max_output_bytes), value_parser = parse_size)]
+    max_output_bytes: Size,
     /// Ceiling of a CPython session's scratch directory (max_scratch_bytes),
     /// such as 256M; a session asking more is refused. (A monty or
     /// JavaScript session's scratch is kept by its client.)
-    #[arg(long = "max-scratch", value_name = "SIZE", default_value = "256M", value_parser = parse_size)]
-    max_scratch_bytes: u64,
+    #[arg(long = "max-scratch", value_name = "SIZE", default_value_t = Size(RelayPolicy::default().max_scratch_bytes), value_parser = parse_size)]
+    max_scratch_bytes: Size,
     /// Ceiling of what one value from a worker (a result, a call's
     /// arguments, a dump's image) may take in the server, as the wire
     /// counts it: a client's max_result_bytes above it is held to it, and
     /// a value past it is read past, never built (ResultTooLarge).
-    #[arg(long, value_name = "SIZE", default_value = "64M", value_parser = parse_size)]
-    max_result_bytes: u64,
+    #[arg(long, value_name = "SIZE", default_value_t = Size(RelayPolicy::default().max_result_bytes), value_parser = parse_size)]
+    max_result_bytes: Size,
     /// A package CPython sessions may ask this server to install and show
     /// (a name; any version), with uv, wheels only (repeatable; none by
     /// default).
@@ -129,24 +129,24 @@ pub fn serve(args: ServeArgs) -> i32 {
         max_mcp_sessions_per_token: args
             .max_mcp_sessions_per_token
             .unwrap_or(ServeConfig::DEFAULT_MAX_MCP_SESSIONS_PER_TOKEN.min(args.max_mcp_sessions)),
-        idle_timeout: args.idle_timeout,
-        grace: args.grace,
-        max_message_size: usize::try_from(args.max_message_size).unwrap_or(usize::MAX),
+        idle_timeout: args.idle_timeout.0,
+        grace: args.grace.0,
+        max_message_size: usize::try_from(args.max_message_size.0).unwrap_or(usize::MAX),
         max_connections: args
             .max_connections
             .unwrap_or(args.max_sessions.saturating_add(64)),
-        max_mcp_request_size: usize::try_from(args.max_mcp_request_size).unwrap_or(usize::MAX),
+        max_mcp_request_size: usize::try_from(args.max_mcp_request_size.0).unwrap_or(usize::MAX),
         status_needs_token: args.status_needs_token,
         policy: RelayPolicy {
             sandbox: args.sandbox,
             worker: args.worker,
             python: None,
-            request_timeout: args.request_timeout,
-            max_duration: args.max_duration,
-            max_memory: args.max_memory,
-            max_output_bytes: args.max_output_bytes,
-            max_scratch_bytes: args.max_scratch_bytes,
-            max_result_bytes: args.max_result_bytes,
+            request_timeout: args.request_timeout.0,
+            max_duration: args.max_duration.0,
+            max_memory: args.max_memory.0,
+            max_output_bytes: args.max_output_bytes.0,
+            max_scratch_bytes: args.max_scratch_bytes.0,
+            max_result_bytes: args.max_result_bytes.0,
             max_threads: stockade::SessionOptions::DEFAULT_MAX_THREADS,
             allowed_packages: args.allowed_packages,
         },

@@ -674,3 +674,65 @@ fn a_script_blocks_packages_are_installed_only_when_allowed() {
         stderr(&comment)
     );
 }
+
+/// Sizes on the command line are in the library's units (binary: 200M is
+/// 200 MiB), so the documented maximum of `--max-file-memory` is taken, a
+/// byte more is refused naming the option, and a file larger than the
+/// default of 100M is read whole once the limit allows it.
+#[test]
+fn max_file_memory_takes_the_documented_maximum_and_no_more() {
+    let data = script("big.bin", &vec![b'x'; 101 << 20]);
+    let dir = data.parent().unwrap().to_str().unwrap().to_owned();
+    let mount = format!("{dir}:/data");
+    let read = "from pathlib import Path\nprint(len(Path('/data/big.bin').read_bytes()))\n";
+    let at_default = run_code(read, &["--engine", "monty", "--mount", &mount]);
+    assert_eq!(at_default.status.code(), Some(1), "{}", stderr(&at_default));
+    assert!(
+        stderr(&at_default).contains("MemoryError"),
+        "{}",
+        stderr(&at_default)
+    );
+    let at_most = run_code(
+        read,
+        &[
+            "--engine",
+            "monty",
+            "--mount",
+            &mount,
+            "--max-file-memory",
+            "200M",
+        ],
+    );
+    assert_eq!(at_most.status.code(), Some(0), "{}", stderr(&at_most));
+    assert_eq!(stdout(&at_most), format!("{}\n", 101 << 20));
+    let past = run_code("1", &["--max-file-memory", &format!("{}", (200 << 20) + 1)]);
+    assert_eq!(past.status.code(), Some(2), "{}", stderr(&past));
+    assert!(
+        last_line(&past).contains("max_file_memory"),
+        "{}",
+        stderr(&past)
+    );
+}
+
+/// `--max-scratch 0` is what its help says: no scratch directory, not a
+/// usage error; a zero memory ceiling is still refused.
+#[test]
+fn max_scratch_of_zero_gives_no_scratch_and_a_zero_ceiling_is_refused() {
+    let write = "from pathlib import Path\nPath('/tmp/a.txt').write_text('a')\nprint('written')\n";
+    let output = run_code(write, &["--engine", "monty"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let output = run_code(write, &["--engine", "monty", "--max-scratch", "0"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("PermissionError"),
+        "{}",
+        stderr(&output)
+    );
+    let output = run_code("1", &["--max-memory", "0"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        last_line(&output).contains("greater than zero"),
+        "{}",
+        stderr(&output)
+    );
+}

@@ -155,7 +155,7 @@ pub struct SessionOptions {
     pub mounts: Vec<crate::files::Mount>,
     /// Host memory a session's files may take: the overlays' data, and any
     /// one read or write; past it the guest meets MemoryError. Default:
-    /// `DEFAULT_MAX_FILE_MEMORY` (100 MB).
+    /// `DEFAULT_MAX_FILE_MEMORY` (100 MiB).
     pub max_file_memory: u64,
     /// The environment the guest sees (`os.getenv`, `os.environ`): these
     /// names and values only. Default: empty.

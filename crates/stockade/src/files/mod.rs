@@ -17,8 +17,8 @@ pub(crate) use table::SessionFiles;
 pub use world::GuestClock;
 
 /// Host memory a session's files may take by default: overlay data kept,
-/// and any one read or write (100 MB).
-pub const DEFAULT_MAX_FILE_MEMORY: u64 = 100_000_000;
-/// The most `max_file_memory` may be: a file read whole crosses to the
-/// worker in one frame (256 MiB).
-pub const MAX_FILE_MEMORY: u64 = 200_000_000;
+/// and any one read or write (100 MiB; binary units, as every size).
+pub const DEFAULT_MAX_FILE_MEMORY: u64 = 100 << 20;
+/// The most `max_file_memory` may be (200 MiB): a file read whole crosses
+/// to the worker in one frame (256 MiB), with room for the frame's own.
+pub const MAX_FILE_MEMORY: u64 = 200 << 20;
