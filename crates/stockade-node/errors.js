@@ -1,6 +1,7 @@
 // The errors a sandbox raises, one class a kind of the host library's
-// errors (src/errors.rs sends the kind), all deriving from StockadeError;
-// each message says what to do next.
+// errors (src/errors.rs sends the class's name, the library's
+// ErrorKind::class_name), all deriving from StockadeError; each message
+// says what to do next.
 "use strict";
 
 class StockadeError extends Error {
@@ -29,38 +30,27 @@ class DumpRejected extends StockadeError {}
 class DumpVersionMismatch extends StockadeError {}
 class ReplayDiverged extends StockadeError {}
 class Interrupted extends StockadeError {}
+class Forked extends StockadeError {}
 
 const ADVICE = {
-  Guest: "",
-  Syntax: " Fix the code and run it again; the sandbox still works.",
-  Conversion: " Pass only null, booleans, numbers, BigInts, strings, Buffers, arrays, plain objects, Maps, Sets and Dates, without cycles.",
-  Configuration: " Check the option named above.",
+  GuestError: "",
+  GuestSyntaxError: " Fix the code and run it again; the sandbox still works.",
+  ConversionError: " Pass only null, booleans, numbers, BigInts, strings, Buffers, arrays, plain objects, Maps, Sets and Dates, without cycles.",
+  ConfigurationError: " Check the option named above.",
   ResultTooLarge: " The sandbox still works.",
-  Closed: " Make a new Sandbox.",
-  Cursor: " Answer the live cursor (await sandbox.pending()); the run waits where it was.",
+  SandboxClosed: " Make a new Sandbox.",
+  CursorError: " Answer the live cursor (await sandbox.pending()); the run waits where it was.",
   DumpVersionMismatch: " Restore it with the version of stockade that made it.",
+  Forked: " Make a new Sandbox in this process.",
 };
 
+// By name: the library's kinds, and SandboxClosed, which the addon sends
+// for a closed sandbox.
 const CLASSES = {
-  Guest: GuestError,
-  Syntax: GuestSyntaxError,
-  Timeout: TimeLimitError,
-  Memory: MemoryLimitError,
-  Crashed: WorkerCrashed,
-  Disconnected,
-  ServerShutdown,
-  Conversion: ConversionError,
-  Configuration: ConfigurationError,
-  ResultTooLarge,
-  Protocol: ProtocolError,
-  Unauthorized,
-  OverCapacity,
-  Closed: SandboxClosed,
-  Cursor: CursorError,
-  DumpRejected,
-  DumpVersionMismatch,
-  ReplayDiverged,
-  Interrupted,
+  GuestError, GuestSyntaxError, TimeLimitError, MemoryLimitError, WorkerCrashed, Disconnected,
+  ServerShutdown, ConversionError, ConfigurationError, ResultTooLarge, ProtocolError, Unauthorized,
+  OverCapacity, SandboxClosed, CursorError, DumpRejected, DumpVersionMismatch, ReplayDiverged,
+  Interrupted, Forked,
 };
 
 function sentence(message) {
@@ -75,7 +65,7 @@ function fromNative(error) {
   if (advice === undefined) {
     advice = fields.sessionLost ? " The sandbox is lost; make a new one." : " The sandbox still works.";
   }
-  if (kind === "Guest") {
+  if (kind === "GuestError") {
     return new Class(`${fields.type}: ${fields.guestMessage}`, fields);
   }
   return new Class(sentence(message) + advice, fields);
@@ -85,5 +75,5 @@ module.exports = {
   StockadeError, GuestError, GuestSyntaxError, TimeLimitError, MemoryLimitError, WorkerCrashed,
   Disconnected, ServerShutdown, ConversionError, ConfigurationError, ResultTooLarge, ProtocolError,
   Unauthorized, OverCapacity, SandboxClosed, CursorError, DumpRejected, DumpVersionMismatch,
-  ReplayDiverged, Interrupted, fromNative,
+  ReplayDiverged, Interrupted, Forked, fromNative,
 };

@@ -68,6 +68,7 @@ pub fn report(err: &Error) -> i32 {
         | Error::Unauthorized(_)
         | Error::DumpRejected(_)
         | Error::DumpVersionMismatch { .. }
+        | Error::ReplayDiverged(_)
         | Error::Cursor(_) => {
             say(err);
             BAD_INPUT

@@ -80,24 +80,6 @@ fn content_of(output: &Output) -> ContentBlock {
     ContentBlock::text(format!("output ({}):\n{shown}", output.mime_type))
 }
 
-/// The class name a failure is reported under: the guest's own exception
-/// class, else the Python package's name for the error.
-fn error_type(err: &Error) -> String {
-    match err {
-        Error::Guest(guest) | Error::Syntax(guest) => guest.type_name.clone(),
-        _ if err.is_time_limit() => "TimeLimitError".into(),
-        Error::Memory { .. } => "MemoryLimitError".into(),
-        Error::ResultTooLarge { .. } => "ResultTooLarge".into(),
-        Error::Crashed(_) => "WorkerCrashed".into(),
-        Error::Configuration(_) => "ConfigurationError".into(),
-        Error::Conversion(_) => "ConversionError".into(),
-        Error::ServerShutdown(_) => "ServerShutdown".into(),
-        Error::OverCapacity(_) => "OverCapacity".into(),
-        Error::Interrupted => "Interrupted".into(),
-        _ => "StockadeError".into(),
-    }
-}
-
 impl RunOutput {
     pub fn from_ran(ran: Ran) -> Self {
         let note = ran.replaced.map(|why| {
@@ -117,7 +99,12 @@ impl RunOutput {
                     ),
                     other => (other.to_string(), None),
                 };
-                (None, Some(error_type(err)), Some(message), traceback)
+                (
+                    None,
+                    Some(err.error_type().to_owned()),
+                    Some(message),
+                    traceback,
+                )
             }
         };
         RunOutput {

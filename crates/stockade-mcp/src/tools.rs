@@ -55,7 +55,7 @@ fn run_output_schema() -> Arc<JsonObject> {
             "stdout": { "type": "string", "description": "What the code printed to standard output." },
             "stderr": { "type": "string", "description": "What the code printed to standard error." },
             "result": { "type": "string", "description": "The repr of the last expression's value, when it has one." },
-            "error_type": { "type": "string", "description": "The exception's class, or the limit that stopped the call (TimeLimitError, MemoryLimitError, WorkerCrashed)." },
+            "error_type": { "type": "string", "description": "The exception's class: the guest's own (ZeroDivisionError, SyntaxError), or what stopped the call (TimeLimitError, MemoryLimitError, WorkerCrashed, ResultTooLarge; docs/limits.md names every one)." },
             "error_message": { "type": "string" },
             "traceback": { "type": "string" },
             "state_kept": { "type": "boolean", "description": "False when the call lost its sandbox: the next call starts a fresh one." },

@@ -1,6 +1,6 @@
 //! What failed, for `index.js` to raise as its error classes: the error's
-//! kind (`StockadeError`'s subclasses are named after them), its message,
-//! and the fields each class carries.
+//! kind, by its class's name (the host library's `ErrorKind::class_name`),
+//! its message, and the fields each class carries.
 
 use serde_json::{Value as Json, json};
 use stockade::Error;
@@ -9,7 +9,7 @@ use stockade::Error;
 pub fn to_json(err: &Error) -> Json {
     let message = err.to_string();
     let mut out = json!({
-        "kind": format!("{:?}", err.kind()),
+        "kind": err.kind().class_name(),
         "message": message,
         "sessionLost": err.loses_session(),
     });

@@ -30,3 +30,13 @@ mod values;
 pub fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
+
+/// The host library's error kinds, by the class names `errors.rs` sends
+/// (`errors.js` has a class of each name).
+#[napi_derive::napi]
+pub fn error_classes() -> Vec<&'static str> {
+    stockade::ErrorKind::ALL
+        .iter()
+        .map(|kind| kind.class_name())
+        .collect()
+}

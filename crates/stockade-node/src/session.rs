@@ -385,7 +385,7 @@ fn info_json(session: &Session) -> Json {
 }
 
 fn closed(message: &str) -> Json {
-    json!({ "kind": "Closed", "message": message, "sessionLost": true })
+    json!({ "kind": "SandboxClosed", "message": message, "sessionLost": true })
 }
 
 /// A run's inputs (JSON text), or the ConversionError naming what cannot

@@ -100,6 +100,25 @@ test("require() gives the same package", () => {
   assert.equal(typeof cjs.run, "function");
 });
 
+test("every error kind of the host library is a class of its name", () => {
+  // One name a kind (the host library's ErrorKind::class_name): the addon
+  // sends it, execute() reports it as errorType, and MCP and the Python
+  // package use it too.
+  const require = createRequire(import.meta.url);
+  const names = require("../bin/stockade.node").errorClasses();
+  const { fromNative } = require("../errors.js");
+  assert.ok(names.includes("GuestError"), names.join(", "));
+  for (const name of names) {
+    const Class = stockade[name];
+    assert.equal(typeof Class, "function", name);
+    assert.ok(Class.prototype instanceof stockade.StockadeError, name);
+    const built = fromNative({ kind: name, message: "what happened", sessionLost: false });
+    assert.equal(built.constructor, Class, name);
+    assert.equal(built.name, name);
+  }
+  assert.equal(fromNative({ kind: "NoSuchKind", message: "x" }).constructor, stockade.StockadeError);
+});
+
 test("the package's version is the workspace's, as the CLI gives it", async () => {
   const { readFileSync } = await import("node:fs");
   const { spawnSync } = await import("node:child_process");

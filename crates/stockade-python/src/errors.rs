@@ -25,7 +25,7 @@ pub fn to_pyerr(py: Python<'_>, err: Error, interrupted: Option<PyErr>) -> PyErr
     let set = |key: &str, value: Bound<'_, PyAny>| {
         let _ = fields.set_item(key, value);
     };
-    let kind = match &err {
+    match &err {
         Error::Guest(guest) | Error::Syntax(guest) => {
             set(
                 "type",
@@ -44,11 +44,6 @@ pub fn to_pyerr(py: Python<'_>, err: Error, interrupted: Option<PyErr>) -> PyErr
                 "traceback",
                 pyo3::types::PyString::new(py, &guest.traceback).into_any(),
             );
-            if matches!(err, Error::Syntax(_)) {
-                "syntax"
-            } else {
-                "guest"
-            }
         }
         Error::Timeout { limit, after } => {
             set(
@@ -65,7 +60,6 @@ pub fn to_pyerr(py: Python<'_>, err: Error, interrupted: Option<PyErr>) -> PyErr
                     .to_owned()
                     .into_any(),
             );
-            "time"
         }
         Error::Memory {
             detail,
@@ -78,7 +72,6 @@ pub fn to_pyerr(py: Python<'_>, err: Error, interrupted: Option<PyErr>) -> PyErr
                     .to_owned()
                     .into_any(),
             );
-            "memory"
         }
         Error::Crashed(info) => {
             if let Some(code) = info.exit_code
@@ -100,25 +93,16 @@ pub fn to_pyerr(py: Python<'_>, err: Error, interrupted: Option<PyErr>) -> PyErr
                     .to_owned()
                     .into_any(),
             );
-            "crashed"
         }
         Error::Disconnected(detail) => {
             set("detail", pyo3::types::PyString::new(py, detail).into_any());
-            "disconnected"
         }
-        Error::Unauthorized(_) => "unauthorized",
         Error::ServerShutdown(detail) => {
             set("detail", pyo3::types::PyString::new(py, detail).into_any());
-            "server_shutdown"
         }
-        Error::OverCapacity(_) => "over_capacity",
         Error::ResultTooLarge { limit } => {
             set("limit", pyo3::types::PyInt::new(py, *limit).into_any());
-            "result_too_large"
         }
-        Error::Conversion(_) => "conversion",
-        Error::Configuration(_) => "configuration",
-        Error::Protocol(_) => "protocol",
         // The run Ctrl-C stopped re-raises its KeyboardInterrupt; later
         // calls on the lost sandbox say what happened to it.
         Error::Interrupted => match interrupted {
@@ -126,36 +110,40 @@ pub fn to_pyerr(py: Python<'_>, err: Error, interrupted: Option<PyErr>) -> PyErr
             None => {
                 return raise(
                     py,
-                    "crashed",
+                    err.kind().class_name(),
                     "an earlier run was interrupted and its worker killed".into(),
                     &fields,
                 );
             }
         },
-        Error::Forked { .. } => "forked",
-        Error::Cursor(_) => "cursor",
-        Error::DumpRejected(_) => "dump_rejected",
-        Error::ReplayDiverged(_) => "replay_diverged",
         Error::DumpVersionMismatch { found, expected } => {
             set("found", pyo3::types::PyString::new(py, found).into_any());
             set(
                 "expected",
                 pyo3::types::PyString::new(py, expected).into_any(),
             );
-            "dump_version"
         }
-        // A kind this package does not know yet: a plain StockadeError.
-        _ => "error",
-    };
-    raise(py, kind, message, &fields)
+        _ => {}
+    }
+    raise(py, err.kind().class_name(), message, &fields)
 }
 
 /// A ConversionError for a value that cannot cross.
 pub fn conversion(py: Python<'_>, message: String) -> PyErr {
-    raise(py, "conversion", message, &PyDict::new(py))
+    raise(
+        py,
+        stockade::ErrorKind::Conversion.class_name(),
+        message,
+        &PyDict::new(py),
+    )
 }
 
 /// A ConfigurationError for an option that is out of range.
 pub fn configuration(py: Python<'_>, message: String) -> PyErr {
-    raise(py, "configuration", message, &PyDict::new(py))
+    raise(
+        py,
+        stockade::ErrorKind::Configuration.class_name(),
+        message,
+        &PyDict::new(py),
+    )
 }

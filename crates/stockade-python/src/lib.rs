@@ -33,5 +33,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("SESSION_OPTIONS", stockade::SESSION_OPTIONS.to_vec())?;
     m.add("CHECKOUT_OPTIONS", stockade::CHECKOUT_OPTIONS.to_vec())?;
+    // The host library's error kinds, by the class names errors.rs sends.
+    let error_classes: Vec<&str> = stockade::ErrorKind::ALL
+        .iter()
+        .map(|kind| kind.class_name())
+        .collect();
+    m.add("ERROR_CLASSES", error_classes)?;
     Ok(())
 }

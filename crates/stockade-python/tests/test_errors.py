@@ -111,3 +111,16 @@ def test_execute_passes_all_output_to_a_print_callback_even_past_the_cap(sandbox
         print=lambda stream, text: seen.append(text), max_stream_bytes=100)
     assert result.truncated and len(result.stdout) == 100
     assert sum(len(t) for t in seen) == 5001
+
+
+def test_every_error_kind_of_the_host_library_is_a_class_of_its_name():
+    # One name a kind (the host library's ErrorKind::class_name): the native
+    # layer sends it, execute() and MCP report it as error_type, and the
+    # Node package's class has it too.
+    assert "GuestError" in stockade._native.ERROR_CLASSES
+    for name in stockade._native.ERROR_CLASSES:
+        cls = getattr(stockade, name)
+        assert issubclass(cls, stockade.StockadeError), name
+        assert name in stockade.__all__, name
+        assert type(stockade._errors._from_native(name, "what happened", {})) is cls, name
+    assert type(stockade._errors._from_native("NoSuchKind", "what happened", {})) is stockade.StockadeError

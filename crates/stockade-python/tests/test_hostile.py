@@ -210,7 +210,7 @@ def test_a_host_function_that_forks_leaves_the_parents_worker_to_the_parent(lang
         os.close(read)
         assert status == 0
         # The child's run failed without a byte reaching the worker...
-        assert reported.startswith("raised StockadeError"), reported
+        assert reported.startswith("raised Forked"), reported
         assert f"belongs to process {parent}" in reported, reported
         # ...so the parent's run got its own answer, and the session lives.
         assert result == "parent"

@@ -135,7 +135,8 @@ impl PartialEq for ConfigurationError {
 impl Eq for ConfigurationError {}
 
 /// What kind of failure an [`Error`] is, for callers (and bindings) that
-/// match on it without its details.
+/// match on it without its details. A new kind goes into
+/// [`ErrorKind::ALL`] too, and into docs/limits.md's error table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -158,6 +159,59 @@ pub enum ErrorKind {
     DumpRejected,
     DumpVersionMismatch,
     ReplayDiverged,
+}
+
+impl ErrorKind {
+    /// Every kind, in the order of the error table (docs/limits.md).
+    pub const ALL: [ErrorKind; 19] = [
+        ErrorKind::Guest,
+        ErrorKind::Syntax,
+        ErrorKind::Timeout,
+        ErrorKind::Memory,
+        ErrorKind::ResultTooLarge,
+        ErrorKind::Crashed,
+        ErrorKind::Disconnected,
+        ErrorKind::Unauthorized,
+        ErrorKind::OverCapacity,
+        ErrorKind::ServerShutdown,
+        ErrorKind::Conversion,
+        ErrorKind::Configuration,
+        ErrorKind::Protocol,
+        ErrorKind::Interrupted,
+        ErrorKind::Forked,
+        ErrorKind::Cursor,
+        ErrorKind::DumpRejected,
+        ErrorKind::DumpVersionMismatch,
+        ErrorKind::ReplayDiverged,
+    ];
+
+    /// The one name of this kind outside Rust: the exception class the
+    /// Python and Node packages raise it as, the name their native layers
+    /// send, and an execution's `error_type` (MCP's too) for every kind but
+    /// a guest's own exceptions. A stable API: never a `Debug` string.
+    pub fn class_name(self) -> &'static str {
+        match self {
+            ErrorKind::Guest => "GuestError",
+            ErrorKind::Syntax => "GuestSyntaxError",
+            ErrorKind::Timeout => "TimeLimitError",
+            ErrorKind::Memory => "MemoryLimitError",
+            ErrorKind::ResultTooLarge => "ResultTooLarge",
+            ErrorKind::Crashed => "WorkerCrashed",
+            ErrorKind::Disconnected => "Disconnected",
+            ErrorKind::Unauthorized => "Unauthorized",
+            ErrorKind::OverCapacity => "OverCapacity",
+            ErrorKind::ServerShutdown => "ServerShutdown",
+            ErrorKind::Conversion => "ConversionError",
+            ErrorKind::Configuration => "ConfigurationError",
+            ErrorKind::Protocol => "ProtocolError",
+            ErrorKind::Interrupted => "Interrupted",
+            ErrorKind::Forked => "Forked",
+            ErrorKind::Cursor => "CursorError",
+            ErrorKind::DumpRejected => "DumpRejected",
+            ErrorKind::DumpVersionMismatch => "DumpVersionMismatch",
+            ErrorKind::ReplayDiverged => "ReplayDiverged",
+        }
+    }
 }
 
 /// Every way a session call can fail.
@@ -305,6 +359,17 @@ impl Error {
         }
     }
 
+    /// The class a failure is reported under in an execution's
+    /// `error_type`: the guest's own exception class (`ZeroDivisionError`,
+    /// `SyntaxError`) for a guest or syntax error, else its kind's
+    /// [`ErrorKind::class_name`].
+    pub fn error_type(&self) -> &str {
+        match self {
+            Error::Guest(guest) | Error::Syntax(guest) => &guest.type_name,
+            other => other.kind().class_name(),
+        }
+    }
+
     /// Whether the session can take no more calls after this error.
     pub fn loses_session(&self) -> bool {
         match self {
@@ -321,5 +386,23 @@ impl Error {
     pub fn is_time_limit(&self) -> bool {
         matches!(self, Error::Timeout { .. })
             || matches!(self, Error::Crashed(info) if info.timed_out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ErrorKind;
+
+    #[test]
+    fn every_kind_is_listed_once_and_named_once() {
+        let kinds: std::collections::HashSet<ErrorKind> = ErrorKind::ALL.into_iter().collect();
+        assert_eq!(kinds.len(), ErrorKind::ALL.len());
+        let mut names: Vec<&str> = ErrorKind::ALL
+            .iter()
+            .map(|kind| kind.class_name())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ErrorKind::ALL.len());
     }
 }

@@ -282,3 +282,23 @@ fn every_test_named_in_data_md_exists() {
         }
     }
 }
+
+/// The error table of docs/limits.md has a row for every kind, with its
+/// class name (the one the bindings raise and `error_type` reports).
+#[test]
+fn every_error_kind_is_in_the_error_table_by_its_class() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/limits.md"))
+        .unwrap();
+    let table = doc.split("## Errors").nth(1).unwrap();
+    for kind in stockade::ErrorKind::ALL {
+        let class = kind.class_name();
+        let variant = format!("{kind:?}");
+        assert!(
+            table
+                .lines()
+                .any(|row| row.starts_with(&format!("| `{variant}"))
+                    && row.contains(&format!("| `{class}` |"))),
+            "docs/limits.md's error table has no row for {variant} with class {class}"
+        );
+    }
+}

@@ -10,8 +10,8 @@ result back as Python values.
 """
 
 from ._errors import (ConfigurationError, ConversionError, CursorError, Disconnected,
-                      DumpRejected, DumpVersionMismatch, GuestError, GuestSyntaxError,
-                      MemoryLimitError, OverCapacity, ProtocolError, ReplayDiverged,
+                      DumpRejected, DumpVersionMismatch, Forked, GuestError, GuestSyntaxError,
+                      Interrupted, MemoryLimitError, OverCapacity, ProtocolError, ReplayDiverged,
                       ResultTooLarge, ServerShutdown, StockadeError, TimeLimitError, Unauthorized,
                       WorkerCrashed)
 from ._native import Mount, __version__
@@ -24,8 +24,8 @@ from ._values import Cycle, Repr
 __all__ = [
     "AsyncPool", "AsyncSandbox", "CHECKOUT_OPTIONS", "Complete", "ConfigurationError",
     "ConversionError", "CursorError", "Cycle", "Disconnected", "DumpRejected", "DumpVersionMismatch",
-    "ExecutionResult", "FunctionCall", "GuestError", "GuestSyntaxError", "Limits",
-    "MemoryLimitError", "Mount", "NameLookup", "Output", "OverCapacity", "Packages", "PendingFutures", "Pool",
+    "ExecutionResult", "Forked", "FunctionCall", "GuestError", "GuestSyntaxError", "Limits",
+    "Interrupted", "MemoryLimitError", "Mount", "NameLookup", "Output", "OverCapacity", "Packages", "PendingFutures", "Pool",
     "ProtocolError", "ReplayDiverged", "Repr", "ResultTooLarge", "Sandbox", "ServerShutdown",
     "StockadeError",
     "TimeLimitError", "Unauthorized", "WorkerCrashed",

@@ -75,6 +75,16 @@ class ServerShutdown(Disconnected):
     dump: Optional[bytes] = None
 
 
+class Interrupted(WorkerCrashed):
+    """An earlier run was interrupted (Ctrl-C: the run itself re-raised its
+    KeyboardInterrupt) and its worker killed; the sandbox is lost."""
+
+
+class Forked(StockadeError):
+    """The sandbox was made by another process, of which this one is a fork;
+    its worker belongs to that process. Make a new sandbox here."""
+
+
 class Unauthorized(StockadeError):
     """The server of sessions refused the token (or the lack of one)."""
 
@@ -136,19 +146,25 @@ class ResultTooLarge(StockadeError):
         self.limit = limit
 
 
+# Keyed by the class names the native layer sends (the host library's
+# ErrorKind::class_name).
 _ADVICE = {
-    "guest": "",
-    "syntax": " Fix the code and run it again; the sandbox still works.",
-    "conversion": " Pass only None, bool, int, float, str, bytes, list, tuple, dict, set, "
-                  "frozenset and datetime values, without cycles.",
-    "configuration": " Check the option named above.",
-    "protocol": "",
-    "forked": "",
-    "result_too_large": " The sandbox still works.",
-    "cursor": " The sandbox still works; answer the live cursor (sandbox.pending).",
-    "dump_rejected": " Check the keys and the context it was sealed with; nothing was restored.",
+    "GuestSyntaxError": " Fix the code and run it again; the sandbox still works.",
+    "ConversionError": " Pass only None, bool, int, float, str, bytes, list, tuple, dict, set, "
+                       "frozenset and datetime values, without cycles.",
+    "ConfigurationError": " Check the option named above.",
+    "ResultTooLarge": " The sandbox still works.",
+    "CursorError": " The sandbox still works; answer the live cursor (sandbox.pending).",
+    "DumpRejected": " Check the keys and the context it was sealed with; nothing was restored.",
+    "DumpVersionMismatch": " Restore it with the build that made it.",
+    "WorkerCrashed": " The sandbox is lost; start a new one.",
+    "Interrupted": " The sandbox is lost; start a new one.",
+    "Disconnected": " The sandbox is lost; start a new one.",
+    "ServerShutdown": " Restore its dump (.dump) elsewhere to go on.",
+    "Unauthorized": " Check the token= given to the sandbox.",
+    "OverCapacity": " Nothing was started; try again later.",
+    "Forked": " Make a new Sandbox in this process.",
 }
-
 
 def _time_advice(limit: str) -> str:
     if limit == "max_duration":
@@ -158,45 +174,29 @@ def _time_advice(limit: str) -> str:
 
 
 def _from_native(kind: str, message: str, fields: dict) -> StockadeError:
-    """Builds the exception for an error from the native layer."""
+    """Builds the exception for an error from the native layer: `kind` is
+    the class's name (a kind this package does not know yet: a plain
+    StockadeError)."""
     f: dict[str, Any] = dict(fields)
-    if kind in ("guest", "syntax"):
-        cls = GuestSyntaxError if kind == "syntax" else GuestError
+    if kind in ("GuestError", "GuestSyntaxError"):
+        cls = GuestSyntaxError if kind == "GuestSyntaxError" else GuestError
         text = f"{f.get('type', 'Exception')}: {f.get('message', '')}"
-        if kind == "syntax":
-            text = "the guest code has a syntax error: " + text + _ADVICE["syntax"]
+        if cls is GuestSyntaxError:
+            text = "the guest code has a syntax error: " + text + _ADVICE[kind]
         return cls(text, type=f.get("type", "Exception"), guest_message=f.get("message", ""),
                    traceback=f.get("traceback", ""))
-    if kind == "time":
-        return TimeLimitError(_sentence(message) + _time_advice(f.get("limit", "")), **f)
-    if kind == "memory":
+    cls = globals().get(kind)
+    if not (isinstance(cls, type) and issubclass(cls, StockadeError)):
+        cls = StockadeError
+    if cls is TimeLimitError:
+        advice = _time_advice(f.get("limit", ""))
+    elif cls is MemoryLimitError:
         advice = (" The worker was killed; start a new Sandbox, with larger limits if the work needs them."
                   if f.get("worker_died") else
                   " The sandbox still works; free memory in the guest or raise max_memory.")
-        return MemoryLimitError(_sentence(message) + advice, **f)
-    if kind == "crashed":
-        return WorkerCrashed(_sentence(message) + " The sandbox is lost; start a new one.", **f)
-    if kind == "server_shutdown":
-        return ServerShutdown(_sentence(message) + " Restore its dump (.dump) elsewhere to go on.", **f)
-    if kind == "disconnected":
-        return Disconnected(_sentence(message) + " The sandbox is lost; start a new one.", **f)
-    if kind == "unauthorized":
-        return Unauthorized(_sentence(message) + " Check the token= given to the sandbox.")
-    if kind == "over_capacity":
-        return OverCapacity(_sentence(message) + " Nothing was started; try again later.")
-    cls = {
-        "conversion": ConversionError,
-        "configuration": ConfigurationError,
-        "protocol": ProtocolError,
-        "cursor": CursorError,
-        "dump_rejected": DumpRejected,
-        "replay_diverged": ReplayDiverged,
-    }.get(kind, StockadeError)
-    if kind == "dump_version":
-        return DumpVersionMismatch(_sentence(message) + " Restore it with the build that made it.", **f)
-    if kind == "result_too_large":
-        return ResultTooLarge(_sentence(message) + _ADVICE[kind], **f)
-    return cls(_sentence(message) + _ADVICE.get(kind, ""))
+    else:
+        advice = _ADVICE.get(kind, "")
+    return cls(_sentence(message) + advice, **f)
 
 
 def _sentence(message: str) -> str:

@@ -6,6 +6,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 __version__: str
 #: The options a session takes by name, and those a pool checkout may set.
 SESSION_OPTIONS: List[str]
+ERROR_CLASSES: List[str]
 CHECKOUT_OPTIONS: List[str]
 
 class NativeSession:
