@@ -212,6 +212,21 @@ impl SessionArgs {
     }
 }
 
+impl SessionArgs {
+    /// Why `--worker` would do nothing for `language`'s sessions: the
+    /// CPython engine runs `--python`'s interpreter with the engine module,
+    /// never the worker binary. None when it is not given or is used.
+    pub fn unused_worker(&self, language: Language) -> Option<String> {
+        let worker = self.worker.as_ref()?;
+        (self.options(language).interpreter() == Interpreter::CPython).then(|| {
+            format!(
+                "--worker {} is the worker binary of the monty and JavaScript engines; Python guests here run on the cpython engine, which starts --python's interpreter instead (add --engine monty to run them in that worker)",
+                worker.display()
+            )
+        })
+    }
+}
+
 /// A bearer token read from a file; never shown in debug output.
 #[derive(Clone)]
 pub struct Token(String);

@@ -35,6 +35,10 @@ pub fn mcp(args: McpArgs) -> i32 {
     let budget = RequestBudget {
         max_bytes: usize::try_from(args.max_request_size.0).unwrap_or(usize::MAX),
     };
+    // JavaScript sessions use --worker; say so when Python's do not.
+    if let Some(message) = args.session.unused_worker(stockade::Language::Python) {
+        eprintln!("stockade: mcp: note: {message}");
+    }
     let session = Arc::new(args.session);
     let options_for: OptionsFor = Arc::new(move |language| session.options(language));
     let runtime = match tokio::runtime::Builder::new_multi_thread()

@@ -96,6 +96,10 @@ fn prompt(text: &str, interactive: bool) {
 
 pub fn repl(args: ReplArgs) -> i32 {
     let language = args.lang;
+    if let Some(message) = args.session.unused_worker(language) {
+        eprintln!("stockade: {message}");
+        return exit::BAD_INPUT;
+    }
     // A session that will be saved keeps what a dump needs from its start.
     let options = args.session.options(language).dumpable(args.save.is_some());
     let seal = match (&args.load, &args.save) {

@@ -77,6 +77,10 @@ pub fn run(args: RunArgs) -> i32 {
             }
         }
     }
+    if let Some(message) = args.session.unused_worker(language) {
+        eprintln!("stockade: {message}");
+        return exit::BAD_INPUT;
+    }
     let options = args.session.options(language);
     let mut session = match Session::new(options) {
         Ok(session) => session,

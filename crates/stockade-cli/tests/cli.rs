@@ -736,3 +736,38 @@ fn max_scratch_of_zero_gives_no_scratch_and_a_zero_ceiling_is_refused() {
         stderr(&output)
     );
 }
+
+/// `--worker` names the monty and JavaScript engines' worker binary: given
+/// for a Python guest on the cpython engine, which never starts it, it is
+/// refused with a word on what to do, not ignored; with `--engine monty`,
+/// or for JavaScript, it is used.
+#[test]
+fn a_worker_the_cpython_engine_would_not_use_is_refused_naming_it() {
+    let worker = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../target/release/stockade-worker"
+    );
+    let output = run_code("print('ran')", &["--engine", "cpython", "--worker", worker]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        last_line(&output).contains("--worker"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        last_line(&output).contains("--engine monty"),
+        "{}",
+        stderr(&output)
+    );
+    let output = run_code("print('ran')", &["--engine", "monty", "--worker", worker]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "ran\n");
+    let missing = run_code(
+        "print('ran')",
+        &["--engine", "monty", "--worker", "/no/such/worker"],
+    );
+    assert_eq!(missing.status.code(), Some(2), "{}", stderr(&missing));
+    let path = script("hello.js", b"console.log('ran')");
+    let output = stockade(&["run", "--worker", worker, path.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}
