@@ -92,6 +92,21 @@ def test_execute_cuts_each_stream_at_its_limit(sandbox, language):
     assert len(result.stdout) == 1000
 
 
+def test_execute_counts_the_stream_limit_in_bytes_and_keeps_whole_characters(sandbox, language):
+    # "é" is two bytes of UTF-8 and "€" three: the limit is bytes, as in the
+    # Node package and the MCP tools, and no character is cut in two.
+    result = sandbox.execute(code(language, "print('é' * 600)", "console.log('é'.repeat(600))"),
+                             max_stream_bytes=1001)
+    assert result.truncated
+    assert result.stdout == "é" * 500
+    result = sandbox.execute(code(language, "print('€' * 10)", "console.log('€'.repeat(10))"),
+                             max_stream_bytes=29)
+    assert result.truncated and result.stdout == "€" * 9
+    result = sandbox.execute(code(language, "print('€' * 10)", "console.log('€'.repeat(10))"),
+                             max_stream_bytes=31)
+    assert not result.truncated and result.stdout == "€" * 10 + "\n"
+
+
 def test_execute_refuses_a_result_past_the_limit(sandbox, language):
     result = sandbox.execute(code(language, "'x' * 2000000", "'x'.repeat(2000000)"))
     assert result.status == "error" and result.error_type == "ResultTooLarge"

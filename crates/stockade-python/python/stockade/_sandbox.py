@@ -191,13 +191,20 @@ class _Capture:
     def __call__(self, stream: str, text: str) -> None:
         if self.also is not None:
             self.also(stream, text)  # the caller's own callback sees it all
+        # Bytes of UTF-8, as the Node package and the MCP tools count them,
+        # keeping whole characters only.
         room = self.limit - self.sizes[stream]
-        if len(text) > room:
+        data = text.encode("utf-8", "surrogatepass")
+        if len(data) > room:
             self.truncated = True
-            text = text[:max(room, 0)]
+            cut = max(room, 0)
+            while cut > 0 and data[cut] & 0xC0 == 0x80:  # inside a character
+                cut -= 1
+            data = data[:cut]
+            text = data.decode("utf-8", "surrogatepass")
         if text:
             self.parts[stream].append(text)
-            self.sizes[stream] += len(text)
+            self.sizes[stream] += len(data)
 
     def text(self, stream: str) -> str:
         return "".join(self.parts[stream])
