@@ -29,7 +29,7 @@ class CursorError extends StockadeError {}
 class DumpRejected extends StockadeError {}
 class DumpVersionMismatch extends StockadeError {}
 class ReplayDiverged extends StockadeError {}
-class Interrupted extends StockadeError {}
+class Interrupted extends WorkerCrashed {}
 class Forked extends StockadeError {}
 
 const ADVICE = {

@@ -283,6 +283,6 @@ export declare class CursorError extends StockadeError {}
 export declare class DumpRejected extends StockadeError {}
 export declare class DumpVersionMismatch extends StockadeError {}
 export declare class ReplayDiverged extends StockadeError {}
-export declare class Interrupted extends StockadeError {}
+export declare class Interrupted extends WorkerCrashed {}
 /** The sandbox was made by another process, of which this one is a fork; make a new one here. */
 export declare class Forked extends StockadeError {}

@@ -506,7 +506,10 @@ class Sandbox {
       for (const char of text) {
         const size = Buffer.byteLength(char);
         if (bytes[stream] + size > maxStreamBytes) {
+          // A stream once cut keeps nothing more: it stays a prefix of
+          // what the guest printed.
           truncated = true;
+          bytes[stream] = maxStreamBytes;
           return;
         }
         streams[stream] += char;

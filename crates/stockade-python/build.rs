@@ -99,10 +99,10 @@ fn build(workspace: &Path, target: &Path, args: &[&str]) -> Result<(), String> {
     // interpreter builds this package (whose configuration maturin hands
     // the outer build): it needs no interpreter of its own.
     command.env("PYO3_NO_PYTHON", "1");
-    // A one-off build whose line tables `install` strips and which is never
-    // rebuilt piece by piece: without them and without incremental caches
-    // it compiles and links sooner, and what is packaged is the same
-    // (symbols, no line tables).
+    // Line tables `install` strips anyway, and incremental caches, which an
+    // sdist's one build never reuses (a checkout's `pip install .` rebuilds
+    // a changed crate whole): without them it compiles and links sooner,
+    // and what is packaged is the same (symbols, no line tables).
     command
         .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
         .env("CARGO_PROFILE_RELEASE_INCREMENTAL", "false");

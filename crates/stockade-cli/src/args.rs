@@ -214,16 +214,23 @@ impl SessionArgs {
 
 impl SessionArgs {
     /// Why `--worker` would do nothing for `language`'s sessions: the
-    /// CPython engine runs `--python`'s interpreter with the engine module,
-    /// never the worker binary. None when it is not given or is used.
+    /// CPython engine starts `--python`'s interpreter, never the worker
+    /// binary, and uses the worker's directory only to find its engine
+    /// module there. None when it is not given, or is used (a remote
+    /// session's server decides for itself).
     pub fn unused_worker(&self, language: Language) -> Option<String> {
         let worker = self.worker.as_ref()?;
-        (self.options(language).interpreter() == Interpreter::CPython).then(|| {
-            format!(
-                "--worker {} is the worker binary of the monty and JavaScript engines; Python guests here run on the cpython engine, which starts --python's interpreter instead (add --engine monty to run them in that worker)",
-                worker.display()
-            )
-        })
+        if self.remote.is_some() || self.options(language).interpreter() != Interpreter::CPython {
+            return None;
+        }
+        let beside = stockade::locate_engine_module(None, Some(worker)).ok();
+        if beside.is_some() && beside != stockade::locate_engine_module(None, None).ok() {
+            return None;
+        }
+        Some(format!(
+            "--worker {} is the worker binary of the monty and JavaScript engines; Python guests here run on the cpython engine, which starts --python's interpreter instead and finds its engine module elsewhere (add --engine monty to run them in that worker)",
+            worker.display()
+        ))
     }
 }
 

@@ -105,6 +105,12 @@ def test_execute_counts_the_stream_limit_in_bytes_and_keeps_whole_characters(san
     result = sandbox.execute(code(language, "print('€' * 10)", "console.log('€'.repeat(10))"),
                              max_stream_bytes=31)
     assert not result.truncated and result.stdout == "€" * 10 + "\n"
+    # A character that does not fit ends the stream: nothing after it is
+    # kept, so the stream is a prefix of what the guest printed.
+    result = sandbox.execute(code(language, "print('abcd', end='')\nprint('€', end='')\nprint('a')",
+                                  "console.log('abcd€a')"),
+                             max_stream_bytes=5)
+    assert result.truncated and result.stdout == "abcd"
 
 
 def test_execute_refuses_a_result_past_the_limit(sandbox, language):

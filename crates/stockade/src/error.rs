@@ -163,7 +163,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind, in the order of the error table (docs/limits.md).
-    pub const ALL: [ErrorKind; 19] = [
+    pub const ALL: &'static [ErrorKind] = &[
         ErrorKind::Guest,
         ErrorKind::Syntax,
         ErrorKind::Timeout,
@@ -393,9 +393,46 @@ impl Error {
 mod tests {
     use super::ErrorKind;
 
+    /// Exhaustive, so a new kind stops the build here until it has a
+    /// place in `ALL`.
+    fn place_in_all(kind: ErrorKind) -> usize {
+        match kind {
+            ErrorKind::Guest => 0,
+            ErrorKind::Syntax => 1,
+            ErrorKind::Timeout => 2,
+            ErrorKind::Memory => 3,
+            ErrorKind::ResultTooLarge => 4,
+            ErrorKind::Crashed => 5,
+            ErrorKind::Disconnected => 6,
+            ErrorKind::Unauthorized => 7,
+            ErrorKind::OverCapacity => 8,
+            ErrorKind::ServerShutdown => 9,
+            ErrorKind::Conversion => 10,
+            ErrorKind::Configuration => 11,
+            ErrorKind::Protocol => 12,
+            ErrorKind::Interrupted => 13,
+            ErrorKind::Forked => 14,
+            ErrorKind::Cursor => 15,
+            ErrorKind::DumpRejected => 16,
+            ErrorKind::DumpVersionMismatch => 17,
+            ErrorKind::ReplayDiverged => 18,
+        }
+    }
+
+    #[test]
+    fn every_kind_is_in_all_at_its_place() {
+        for (place, kind) in ErrorKind::ALL.iter().enumerate() {
+            assert_eq!(place_in_all(*kind), place, "{kind:?}");
+        }
+        assert_eq!(
+            ErrorKind::ALL.len(),
+            place_in_all(ErrorKind::ReplayDiverged) + 1
+        );
+    }
+
     #[test]
     fn every_kind_is_listed_once_and_named_once() {
-        let kinds: std::collections::HashSet<ErrorKind> = ErrorKind::ALL.into_iter().collect();
+        let kinds: std::collections::HashSet<ErrorKind> = ErrorKind::ALL.iter().copied().collect();
         assert_eq!(kinds.len(), ErrorKind::ALL.len());
         let mut names: Vec<&str> = ErrorKind::ALL
             .iter()

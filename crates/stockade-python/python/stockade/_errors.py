@@ -166,6 +166,7 @@ _ADVICE = {
     "Forked": " Make a new Sandbox in this process.",
 }
 
+
 def _time_advice(limit: str) -> str:
     if limit == "max_duration":
         return (" The sandbox has used its max_duration of guest time and refuses more"

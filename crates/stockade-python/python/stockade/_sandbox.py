@@ -200,11 +200,13 @@ class _Capture:
             cut = max(room, 0)
             while cut > 0 and data[cut] & 0xC0 == 0x80:  # inside a character
                 cut -= 1
-            data = data[:cut]
-            text = data.decode("utf-8", "surrogatepass")
+            text = data[:cut].decode("utf-8", "surrogatepass")
+            # A stream once cut keeps nothing more: what it holds stays a
+            # prefix of what the guest printed.
+            data = data[:max(room, 0)]
         if text:
             self.parts[stream].append(text)
-            self.sizes[stream] += len(data)
+        self.sizes[stream] += len(data)
 
     def text(self, stream: str) -> str:
         return "".join(self.parts[stream])
