@@ -15,6 +15,7 @@ use stockade_wire::{
     encode_request, is_remote_end, is_remote_too_large, whole_frame_payload,
 };
 use tungstenite::client::IntoClientRequest;
+use tungstenite::error::ProtocolError;
 use tungstenite::handshake::client::Response as HttpResponse;
 use tungstenite::http::{HeaderValue, StatusCode, Uri};
 use tungstenite::protocol::WebSocketConfig;
@@ -76,16 +77,22 @@ pub(crate) struct RemoteWorker {
 /// upgrade is made.
 const UPGRADE_ATTEMPTS: u64 = 4;
 
-/// Whether `err` says the server closed the connection without a word.
-fn closed_unanswered(err: &std::io::Error) -> bool {
+/// Whether `err` says the server closed the connection without a word:
+/// reset, or a clean close before any byte of an answer, which tungstenite
+/// reports as a handshake left incomplete rather than as an I/O error.
+fn closed_unanswered(err: &tungstenite::Error) -> bool {
     use std::io::ErrorKind;
-    matches!(
-        err.kind(),
-        ErrorKind::ConnectionReset
-            | ErrorKind::ConnectionAborted
-            | ErrorKind::UnexpectedEof
-            | ErrorKind::BrokenPipe
-    )
+    match err {
+        tungstenite::Error::Io(err) => matches!(
+            err.kind(),
+            ErrorKind::ConnectionReset
+                | ErrorKind::ConnectionAborted
+                | ErrorKind::UnexpectedEof
+                | ErrorKind::BrokenPipe
+        ),
+        tungstenite::Error::Protocol(ProtocolError::HandshakeIncomplete) => true,
+        _ => false,
+    }
 }
 
 impl RemoteWorker {
@@ -169,7 +176,7 @@ impl RemoteWorker {
                 // connections that have shown no token closes one to make
                 // room (a burst of clients from one address), having done
                 // nothing with it, so asking again is safe.
-                Err(HandshakeError::Failure(tungstenite::Error::Io(err)))
+                Err(HandshakeError::Failure(err))
                     if attempt < UPGRADE_ATTEMPTS && closed_unanswered(&err) =>
                 {
                     std::thread::sleep(Duration::from_millis(25 * attempt));
@@ -498,4 +505,80 @@ fn refused(url: &str, response: &HttpResponse) -> Error {
 
 fn timed_out(err: &std::io::Error) -> bool {
     matches!(err.kind(), IoKind::WouldBlock | IoKind::TimedOut)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+    use std::net::TcpListener;
+
+    use super::*;
+
+    /// A server that closes its first `silent` connections without a
+    /// word, as one past its budget of anonymous connections does, then
+    /// refuses the token on the next: a client that asked again sees the
+    /// refusal, one that gave up sees the close.
+    fn closes_then_refuses(silent: usize) -> (String, std::thread::JoinHandle<usize>) {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+        let url = format!("ws://{}", listener.local_addr().expect("its address"));
+        let server = std::thread::spawn(move || {
+            let mut accepted = 0;
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { break };
+                accepted += 1;
+                if accepted <= silent {
+                    drop(stream);
+                    continue;
+                }
+                let mut request = [0u8; 4096];
+                let _ = stream.read(&mut request);
+                let _ = stream.write_all(
+                    b"HTTP/1.1 401 Unauthorized\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                );
+                break;
+            }
+            accepted
+        });
+        (url, server)
+    }
+
+    fn connect(url: &str) -> Result<(), Error> {
+        let remote = Remote {
+            url: url.to_owned(),
+            token: Some("t".into()),
+            ca_file: None,
+        };
+        RemoteWorker::connect(
+            &remote,
+            Duration::from_secs(5),
+            1 << 20,
+            WireLimits::default(),
+        )
+        .map(|_| ())
+    }
+
+    #[test]
+    fn an_upgrade_closed_unanswered_is_asked_again() {
+        let (url, server) = closes_then_refuses(2);
+        match connect(&url) {
+            Err(Error::Unauthorized(text)) => assert!(text.contains(&url), "{text}"),
+            other => panic!("the client did not ask again after a silent close: {other:?}"),
+        }
+        assert_eq!(server.join().expect("the server thread"), 3);
+    }
+
+    #[test]
+    fn an_upgrade_closed_unanswered_every_time_is_disconnected_naming_the_server() {
+        let (url, server) = closes_then_refuses(UPGRADE_ATTEMPTS as usize);
+        match connect(&url) {
+            Err(Error::Disconnected(text)) => assert!(text.contains(&url), "{text}"),
+            other => panic!("a server that never answered was not a disconnection: {other:?}"),
+        }
+        // Unblock the server's last accept, then it ends.
+        let _ = TcpStream::connect(url.trim_start_matches("ws://"));
+        assert_eq!(
+            server.join().expect("the server thread"),
+            UPGRADE_ATTEMPTS as usize + 1
+        );
+    }
 }
