@@ -99,13 +99,12 @@ fn build(workspace: &Path, target: &Path, args: &[&str]) -> Result<(), String> {
     // interpreter builds this package (whose configuration maturin hands
     // the outer build): it needs no interpreter of its own.
     command.env("PYO3_NO_PYTHON", "1");
-    // Line tables `install` strips anyway, and incremental caches, which an
-    // sdist's one build never reuses (a checkout's `pip install .` rebuilds
-    // a changed crate whole): without them it compiles and links sooner,
-    // and what is packaged is the same (symbols, no line tables).
-    command
-        .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
-        .env("CARGO_PROFILE_RELEASE_INCREMENTAL", "false");
+    // Incremental caches, which an sdist's one build never reuses (a
+    // checkout's `pip install .` rebuilds a changed crate whole): without
+    // them it compiles sooner. Everything else is the root manifest's
+    // release profile, the test command's own, so that scripts/test-dist
+    // can hand these builds the registry crates that build compiled.
+    command.env("CARGO_PROFILE_RELEASE_INCREMENTAL", "false");
     match command.status() {
         Ok(status) if status.success() => Ok(()),
         Ok(status) => Err(format!(
