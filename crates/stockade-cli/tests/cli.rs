@@ -10,7 +10,7 @@ const STOCKADE: &str = env!("CARGO_BIN_EXE_stockade");
 static FILES: AtomicUsize = AtomicUsize::new(0);
 
 fn script(name: &str, body: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
         "stockade-cli-{}-{}",
         std::process::id(),
         FILES.fetch_add(1, Ordering::Relaxed)

@@ -15,7 +15,7 @@ static FAKES: AtomicUsize = AtomicUsize::new(0);
 
 /// Writes a fake worker that prints `frames` then runs `then` (shell).
 fn fake_worker(frames: &[u8], then: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
         "stockade-fake-{}-{}",
         std::process::id(),
         FAKES.fetch_add(1, Ordering::Relaxed)

@@ -25,7 +25,7 @@ fn hostile(mode: &str) -> PathBuf {
         "build the example first: {}",
         binary.display()
     );
-    let dir = std::env::temp_dir().join(format!(
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
         "stockade-hostile-{}-{}",
         std::process::id(),
         LINKS.fetch_add(1, Ordering::Relaxed)

@@ -52,7 +52,8 @@ fn fake_worker_reporting(report: SandboxReport) -> std::path::PathBuf {
         &WireLimits::default(),
     )
     .unwrap();
-    let dir = std::env::temp_dir().join(format!("stockade-logging-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("stockade-logging-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("ready.bin"), ready).unwrap();
     let script = dir.join("worker.sh");

@@ -180,7 +180,8 @@ fn failing_starts_are_retried_with_backoff_and_reported() {
         .parent()
         .unwrap()
         .join("stockade-worker");
-    let dir = std::env::temp_dir().join(format!("stockade-flaky-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("stockade-flaky-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let marker = dir.join("started");
     let script: PathBuf = dir.join("worker.sh");
