@@ -71,4 +71,10 @@ def test_the_supported_interpreters_are_named_alike_everywhere():
     assert re.search(r"MIN_VERSION: \([^)]*\) = \(%d, %d\)" % supported[0], engine), "cpython.rs MIN_VERSION"
     install = (ROOT / "docs/install.md").read_text()
     assert f"CPython {oldest} to %d.%d" % supported[-1] in install
+    # Wherever the docs and the README give the oldest interpreter, it is
+    # the same one.
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        text = " ".join(doc.read_text().split())
+        for phrase in re.findall(r"(?:Python|CPython) 3\.\d+ or later|older than 3\.\d+", text):
+            assert oldest in phrase, f"{doc.name} says {phrase!r}; the oldest supported is {oldest}"
     assert sys.version_info[:2] in supported
