@@ -511,16 +511,18 @@ fn timed_out(err: &std::io::Error) -> bool {
 mod tests {
     use std::io::{Read, Write};
     use std::net::TcpListener;
+    use std::thread::JoinHandle;
 
     use super::*;
 
     /// A server that closes its first `silent` connections without a
     /// word, as one past its budget of anonymous connections does, then
     /// refuses the token on the next: a client that asked again sees the
-    /// refusal, one that gave up sees the close.
-    fn closes_then_refuses(silent: usize) -> (String, std::thread::JoinHandle<usize>) {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
-        let url = format!("ws://{}", listener.local_addr().expect("its address"));
+    /// refusal, one that gave up sees the close. It returns how many
+    /// connections it took.
+    fn closes_then_refuses(silent: usize) -> std::io::Result<(String, JoinHandle<usize>)> {
+        let listener = TcpListener::bind("127.0.0.1:0")?;
+        let url = format!("ws://{}", listener.local_addr()?);
         let server = std::thread::spawn(move || {
             let mut accepted = 0;
             for stream in listener.incoming() {
@@ -539,7 +541,7 @@ mod tests {
             }
             accepted
         });
-        (url, server)
+        Ok((url, server))
     }
 
     fn connect(url: &str) -> Result<(), Error> {
@@ -557,28 +559,35 @@ mod tests {
         .map(|_| ())
     }
 
+    fn connections(server: JoinHandle<usize>) -> Result<usize, String> {
+        server
+            .join()
+            .map_err(|_| "the server thread panicked".to_owned())
+    }
+
     #[test]
-    fn an_upgrade_closed_unanswered_is_asked_again() {
-        let (url, server) = closes_then_refuses(2);
+    fn an_upgrade_closed_unanswered_is_asked_again() -> Result<(), String> {
+        let (url, server) = closes_then_refuses(2).map_err(|e| e.to_string())?;
         match connect(&url) {
             Err(Error::Unauthorized(text)) => assert!(text.contains(&url), "{text}"),
             other => panic!("the client did not ask again after a silent close: {other:?}"),
         }
-        assert_eq!(server.join().expect("the server thread"), 3);
+        assert_eq!(connections(server)?, 3);
+        Ok(())
     }
 
     #[test]
-    fn an_upgrade_closed_unanswered_every_time_is_disconnected_naming_the_server() {
-        let (url, server) = closes_then_refuses(UPGRADE_ATTEMPTS as usize);
+    fn an_upgrade_closed_unanswered_every_time_is_disconnected_naming_the_server()
+    -> Result<(), String> {
+        let silent = UPGRADE_ATTEMPTS as usize;
+        let (url, server) = closes_then_refuses(silent).map_err(|e| e.to_string())?;
         match connect(&url) {
             Err(Error::Disconnected(text)) => assert!(text.contains(&url), "{text}"),
             other => panic!("a server that never answered was not a disconnection: {other:?}"),
         }
         // Unblock the server's last accept, then it ends.
         let _ = TcpStream::connect(url.trim_start_matches("ws://"));
-        assert_eq!(
-            server.join().expect("the server thread"),
-            UPGRADE_ATTEMPTS as usize + 1
-        );
+        assert_eq!(connections(server)?, silent + 1);
+        Ok(())
     }
 }
