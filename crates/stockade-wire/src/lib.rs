@@ -38,12 +38,13 @@ pub use frame::{
 };
 pub use limits::{WireLimits, allocator_headroom, rss_ceiling};
 pub use message::{
-    CPythonConfig, CallOutcome, ConfigureLimits, EngineConfig, ErrorKind, Interpreter,
-    JavaScriptConfig, Language, LookupOutcome, MAX_CLOCK_MS, MAX_CLOCK_READINGS, MAX_ENVIRON,
-    MAX_ENVIRON_VALUE, MAX_MODULE_NAME, MAX_MODULES, MAX_PACKAGES, MAX_PATH, MAX_PRELOAD,
-    MAX_REQUIREMENT, MAX_SITE_PACKAGES, PrintStream, Request, Response, ResponseHead, SCRATCH_DIR,
-    WorkerInfo, decode_request, decode_response, encode_request, encode_response, is_close_request,
-    is_feed_request, peek_configure_version, peek_response_head, valid_module_name,
+    CPythonConfig, CallOutcome, ConfigureLimits, DEFAULT_MAX_STACK_BYTES, EngineConfig, ErrorKind,
+    Interpreter, JavaScriptConfig, Language, LookupOutcome, MAX_CLOCK_MS, MAX_CLOCK_READINGS,
+    MAX_ENVIRON, MAX_ENVIRON_VALUE, MAX_MODULE_NAME, MAX_MODULES, MAX_PACKAGES, MAX_PATH,
+    MAX_PRELOAD, MAX_REQUIREMENT, MAX_SITE_PACKAGES, PrintStream, Request, Response, ResponseHead,
+    SCRATCH_DIR, WorkerInfo, decode_request, decode_response, encode_request, encode_response,
+    is_close_request, is_feed_request, peek_configure_version, peek_response_head,
+    valid_module_name,
 };
 pub use names::UnknownName;
 pub use output::{MAX_MIME_TYPE, MAX_OUTPUT_TEXT, MAX_OUTPUTS_PER_FEED, OUTPUT_OVERHEAD, Output};

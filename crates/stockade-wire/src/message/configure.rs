@@ -159,6 +159,10 @@ pub const MAX_MODULES: usize = 4096;
 /// range of a JavaScript Date.
 pub const MAX_CLOCK_MS: i64 = 8_640_000_000_000_000;
 
+/// Native stack a JavaScript guest's interpreter may use when Configure's
+/// `max_stack_bytes` is 0.
+pub const DEFAULT_MAX_STACK_BYTES: u32 = 8 * 1024 * 1024;
+
 /// How a JavaScript guest's world looks, sent in Configure and fixed for the
 /// worker's life.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -8,9 +8,10 @@ mod request;
 mod response;
 
 pub use configure::{
-    CPythonConfig, ConfigureLimits, EngineConfig, Interpreter, JavaScriptConfig, Language,
-    MAX_CLOCK_MS, MAX_ENVIRON, MAX_ENVIRON_VALUE, MAX_MODULE_NAME, MAX_MODULES, MAX_PACKAGES,
-    MAX_PATH, MAX_PRELOAD, MAX_REQUIREMENT, MAX_SITE_PACKAGES, SCRATCH_DIR, valid_module_name,
+    CPythonConfig, ConfigureLimits, DEFAULT_MAX_STACK_BYTES, EngineConfig, Interpreter,
+    JavaScriptConfig, Language, MAX_CLOCK_MS, MAX_ENVIRON, MAX_ENVIRON_VALUE, MAX_MODULE_NAME,
+    MAX_MODULES, MAX_PACKAGES, MAX_PATH, MAX_PRELOAD, MAX_REQUIREMENT, MAX_SITE_PACKAGES,
+    SCRATCH_DIR, valid_module_name,
 };
 pub use request::{
     CallOutcome, LookupOutcome, Request, decode_request, encode_request, is_close_request,

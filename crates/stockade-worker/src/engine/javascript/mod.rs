@@ -32,9 +32,6 @@ use self::modules::HostModules;
 use self::values::{Inspector, Refused, from_wire, inspected, show, to_wire};
 use stockade_worker_core::engine::{Closed, Engine, Feed, SharedLink, micros};
 
-/// Native stack the interpreter may use before it throws a RangeError,
-/// unless Configure says otherwise.
-const DEFAULT_STACK: usize = 8 * 1024 * 1024;
 /// Timer callbacks one feed may run before the polyfill cuts timers off.
 const MAX_TIMER_CALLBACKS: u32 = 100_000;
 
@@ -160,7 +157,7 @@ impl JavaScriptEngine {
         let runtime = Runtime::new_with_alloc(MeteredAllocator::new(Rc::clone(&heap)))
             .map_err(|err| format!("cannot create the runtime: {err}"))?;
         runtime.set_max_stack_size(match config.max_stack_bytes {
-            0 => DEFAULT_STACK,
+            0 => stockade_wire::DEFAULT_MAX_STACK_BYTES as usize,
             bytes => bytes as usize,
         });
         let host_modules = HostModules::new(config.modules.clone());
