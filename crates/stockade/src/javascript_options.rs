@@ -45,20 +45,8 @@ impl JavaScriptOptions {
         *self == Self::default()
     }
 
-    /// Checks every option, naming the first one out of range.
+    /// Checks the modules (the numbers are `SessionOptions::check_ranges`'s).
     pub(crate) fn validate(&self) -> Result<(), String> {
-        if self.max_heap_size == Some(0) {
-            return Err("max_heap_size must be greater than zero".into());
-        }
-        if self
-            .max_stack_bytes
-            .is_some_and(|s| !(64 * 1024..=MAX_STACK_BYTES).contains(&s))
-        {
-            return Err(format!(
-                "max_stack_bytes must be between 64 KiB and {} MiB",
-                MAX_STACK_BYTES / (1024 * 1024)
-            ));
-        }
         if self.modules.len() > MAX_MODULES {
             return Err(format!("at most {MAX_MODULES} modules may be registered"));
         }

@@ -4,6 +4,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::contract::{CHECKOUT_OPTIONS, Kind, OPTIONS, SESSION_OPTIONS};
 use crate::options::{SessionOptions, duration_from_secs};
 use crate::pool::CheckoutOptions;
 
@@ -34,61 +35,6 @@ impl OptionValue {
     }
 }
 
-/// The names [`SessionOptions::set`] takes.
-pub const SESSION_OPTIONS: &[&str] = &[
-    "worker",
-    "engine",
-    "python",
-    "site_packages",
-    "packages",
-    "preload",
-    "script_packages",
-    "sandbox",
-    "request_timeout",
-    "duration_grace",
-    "write_stall_timeout",
-    "max_threads",
-    "max_host_calls",
-    "max_inflight_host_calls",
-    "max_host_wait",
-    "redact_host_errors",
-    "max_result_bytes",
-    "spare",
-    "dumpable",
-    "max_file_memory",
-    "environ",
-    "clock",
-    "max_duration",
-    "max_memory",
-    "max_recursion_depth",
-    "max_output_bytes",
-    "max_scratch_bytes",
-    "max_heap_size",
-    "max_buffer_bytes",
-    "max_stack_bytes",
-    "strict_eval",
-    "web_polyfills",
-    "inspect_results",
-    "random_seed",
-    "modules",
-    "remote",
-    "token",
-    "remote_ca",
-];
-
-/// The names [`CheckoutOptions::set`] takes: the limits only the parent
-/// enforces, which may differ per checkout.
-pub const CHECKOUT_OPTIONS: &[&str] = &[
-    "request_timeout",
-    "duration_grace",
-    "write_stall_timeout",
-    "max_host_calls",
-    "max_inflight_host_calls",
-    "max_host_wait",
-    "redact_host_errors",
-    "max_result_bytes",
-];
-
 /// Reads one option's value as the type it needs, naming the option in
 /// every refusal.
 struct Named<'a> {
@@ -115,10 +61,15 @@ impl Named<'_> {
         })
     }
 
+    /// A whole number the field's type holds; past it, the refusal names
+    /// the option's range as the table gives it.
     fn count<T: TryFrom<i128>>(&self) -> Result<T, String> {
         match self.value {
             OptionValue::Int(i) => {
-                T::try_from(i).map_err(|_| format!("{} is out of range: {i}", self.key))
+                T::try_from(i).map_err(|_| match crate::contract::spec(self.key) {
+                    Some(spec) => spec.out_of_range(i),
+                    None => format!("{} is out of range: {i}", self.key),
+                })
             }
             _ => Err(self.wrong("an int")),
         }
@@ -260,6 +211,99 @@ impl SessionOptions {
     }
 }
 
+impl SessionOptions {
+    /// An option's value by the name bindings use, as `set` takes it;
+    /// `None` when it is unset (an empty list or mapping is unset too),
+    /// so that the table's default holds. An unknown name is refused.
+    pub fn get(&self, key: &str) -> Result<Option<OptionValue>, String> {
+        use OptionValue::{Bool, Float, Int, List, Map, Str};
+        let seconds = |duration: Duration| Float(duration.as_secs_f64());
+        let number = |n: u64| Int(i128::from(n));
+        let path = |path: &std::path::Path| Str(path.to_string_lossy().into_owned());
+        let texts = |texts: &[String]| (!texts.is_empty()).then(|| List(texts.to_vec()));
+        let pairs = |pairs: &[(String, String)]| (!pairs.is_empty()).then(|| Map(pairs.to_vec()));
+        let (js, py, remote) = (&self.javascript, &self.cpython, self.remote.as_ref());
+        Ok(match key {
+            "worker" => self.worker.as_deref().map(path),
+            "engine" => self.engine.map(|engine| Str(engine.name().into())),
+            "python" => py.python.as_deref().map(path),
+            "site_packages" => (!py.site_packages.is_empty()).then(|| {
+                List(
+                    py.site_packages
+                        .iter()
+                        .map(|dir| dir.to_string_lossy().into_owned())
+                        .collect(),
+                )
+            }),
+            "packages" => texts(&py.packages),
+            "preload" => texts(&py.preload),
+            "script_packages" => texts(&py.script_packages),
+            "sandbox" => Some(Str(self.sandbox.name().into())),
+            "request_timeout" => Some(seconds(self.request_timeout)),
+            "duration_grace" => Some(seconds(self.duration_grace)),
+            "write_stall_timeout" => Some(seconds(self.write_stall_timeout)),
+            "max_host_wait" => Some(seconds(self.max_host_wait)),
+            "max_threads" => Some(number(self.max_threads.into())),
+            "max_host_calls" => Some(number(self.max_host_calls.into())),
+            "max_inflight_host_calls" => Some(number(self.max_inflight_host_calls.into())),
+            "redact_host_errors" => Some(Bool(self.redact_host_errors)),
+            "max_result_bytes" => Some(number(self.max_result_bytes)),
+            "spare" => Some(Bool(self.spare)),
+            "dumpable" => Some(Bool(self.dumpable)),
+            "max_file_memory" => Some(number(self.max_file_memory)),
+            "environ" => pairs(&self.environ),
+            "clock" => Some(match self.clock.frozen_us() {
+                None => Str("real".into()),
+                Some(micros) => Float(micros as f64 / 1e6),
+            }),
+            "max_duration" => self.limits.max_duration.map(seconds),
+            // Bindings spell "no limit" 0, as `set` reads it.
+            "max_memory" => Some(number(self.limits.max_memory.unwrap_or(0))),
+            "max_recursion_depth" => Some(number(self.limits.max_recursion_depth.into())),
+            "max_output_bytes" => Some(number(self.limits.max_output_bytes)),
+            "max_scratch_bytes" => Some(number(self.limits.max_scratch_bytes)),
+            "max_heap_size" => js.max_heap_size.map(number),
+            "max_buffer_bytes" => js.max_buffer_bytes.map(number),
+            "max_stack_bytes" => Some(number(
+                js.max_stack_bytes
+                    .unwrap_or(stockade_wire::DEFAULT_MAX_STACK_BYTES)
+                    .into(),
+            )),
+            "strict_eval" => Some(Bool(js.strict_eval)),
+            "web_polyfills" => Some(Bool(js.web_polyfills)),
+            "inspect_results" => Some(Bool(js.inspect_results)),
+            "random_seed" => js.random_seed.map(number),
+            "modules" => pairs(&js.modules),
+            "remote" => remote
+                .filter(|remote| !remote.url.is_empty())
+                .map(|remote| Str(remote.url.clone())),
+            "token" => remote.and_then(|remote| remote.token.clone()).map(Str),
+            "remote_ca" => remote
+                .and_then(|remote| remote.ca_file.as_deref())
+                .map(path),
+            _ => return Err(unknown(key, SESSION_OPTIONS)),
+        })
+    }
+
+    /// Holds every number to the table's range, and every time above
+    /// zero, naming the first option outside: the one range check, for
+    /// values set by name and by the builders alike.
+    pub(crate) fn check_ranges(&self) -> Result<(), String> {
+        for spec in OPTIONS {
+            match (spec.kind, self.get(spec.name)?) {
+                (Kind::Seconds, Some(OptionValue::Float(seconds))) if seconds <= 0.0 => {
+                    return Err(format!("{} must be greater than zero", spec.name));
+                }
+                (Kind::Bytes | Kind::Count, Some(OptionValue::Int(n))) => {
+                    spec.check(u64::try_from(n).unwrap_or(u64::MAX))?
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
 impl CheckoutOptions {
     /// Sets one per-checkout limit by name (`CHECKOUT_OPTIONS`); an option
     /// a worker is started with is refused, naming where it belongs.
@@ -338,6 +382,34 @@ mod tests {
     }
 
     #[test]
+    fn every_option_reads_back_as_it_was_set() -> Result<(), String> {
+        let mut options = SessionOptions::new(Language::JavaScript);
+        let values = [
+            ("worker", OptionValue::Str("/bin/true".into())),
+            ("engine", OptionValue::Str("quickjs".into())),
+            ("python", OptionValue::Str("/usr/bin/python3".into())),
+            ("site_packages", OptionValue::List(vec!["/usr".into()])),
+            ("sandbox", OptionValue::Str("require".into())),
+            ("request_timeout", OptionValue::Float(2.5)),
+            ("max_threads", OptionValue::Int(9)),
+            ("redact_host_errors", OptionValue::Bool(false)),
+            ("environ", OptionValue::Map(vec![("A".into(), "b".into())])),
+            ("clock", OptionValue::Float(-1.5)),
+            ("max_memory", OptionValue::Int(0)),
+            ("max_stack_bytes", OptionValue::Int(1 << 20)),
+            ("random_seed", OptionValue::Int(7)),
+            ("remote", OptionValue::Str("ws://127.0.0.1:7341".into())),
+            ("token", OptionValue::Str("a-token-of-sixteen".into())),
+        ];
+        for (key, value) in values {
+            options.set(key, value.clone())?;
+            assert_eq!(options.get(key)?, Some(value), "{key}");
+        }
+        assert!(options.get("colour").is_err());
+        Ok(())
+    }
+
+    #[test]
     fn a_value_of_the_wrong_kind_or_range_names_the_option() {
         let mut options = SessionOptions::new(Language::Python);
         let cases = [
@@ -349,7 +421,7 @@ mod tests {
             (
                 "max_host_calls",
                 OptionValue::Int(-3),
-                "max_host_calls is out of range: -3",
+                "max_host_calls must be between 0 and 4,294,967,295, not -3",
             ),
             (
                 "spare",

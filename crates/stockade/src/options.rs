@@ -411,32 +411,10 @@ impl SessionOptions {
                     .into(),
             );
         }
-        if self.request_timeout.is_zero() {
-            return Err("request_timeout must be greater than zero".into());
-        }
-        if self.write_stall_timeout.is_zero() {
-            return Err("write_stall_timeout must be greater than zero".into());
-        }
-        if self.limits.max_duration.is_some_and(|d| d.is_zero()) {
-            return Err("max_duration must be greater than zero".into());
-        }
+        self.check_ranges()?;
+        // A Rust caller's own `Some(0)`; a binding's 0 is `None`, no limit.
         if self.limits.max_memory == Some(0) {
-            return Err("max_memory must be greater than zero".into());
-        }
-        if self.max_host_wait.is_zero() {
-            return Err("max_host_wait must be greater than zero".into());
-        }
-        if self.max_result_bytes == 0 || self.max_result_bytes > MAX_RESULT_BYTES {
-            return Err(format!(
-                "max_result_bytes must be between 1 and {MAX_RESULT_BYTES} (the wire's decoded-bytes bound), not {}",
-                self.max_result_bytes
-            ));
-        }
-        if self.max_threads == 0 {
-            return Err("max_threads must be at least 1".into());
-        }
-        if self.limits.max_recursion_depth == 0 {
-            return Err("max_recursion_depth must be at least 1".into());
+            return Err("max_memory must be greater than zero (None: no limit)".into());
         }
         if self.limits.print_flush_bytes == 0 {
             return Err("print_flush_bytes must be at least 1".into());
@@ -490,12 +468,6 @@ impl SessionOptions {
                 "environ: at most {} names of at most 1024 bytes, values of at most {} bytes, no NUL",
                 stockade_wire::MAX_ENVIRON,
                 stockade_wire::MAX_ENVIRON_VALUE
-            ));
-        }
-        if self.max_file_memory == 0 || self.max_file_memory > crate::files::MAX_FILE_MEMORY {
-            return Err(format!(
-                "max_file_memory must be between 1 and {} bytes (a file's bytes cross in one frame)",
-                crate::files::MAX_FILE_MEMORY
             ));
         }
         for (i, mount) in self.mounts.iter().enumerate() {
