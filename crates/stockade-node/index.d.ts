@@ -34,11 +34,16 @@ export type GuestValue =
   | Float
   | Error;
 
+// The options below are the host library's (docs/options.md lists each
+// with its range and scope), in camel case; a test holds their names,
+// types and defaults to the library's table.
+
 export interface Limits {
-  /** Seconds of guest execution, cumulative across runs. */
+  /** Seconds of guest execution, cumulative across runs (default none). */
   maxDuration?: number;
-  /** Bytes of guest heap (default 1 GiB). */
+  /** Bytes of guest heap (default 1 GiB); 0 removes the limit. */
   maxMemory?: number;
+  /** Deepest guest call stack of a Python guest (default 1,000). */
   maxRecursionDepth?: number;
   /** Bytes of print output one run may send (default 8 MiB). */
   maxOutputBytes?: number;
@@ -49,18 +54,24 @@ export interface Limits {
    * it fails with ENOSPC in the guest. 0: no scratch directory.
    */
   maxScratchBytes?: number;
-  /** JavaScript guests: bytes of engine heap (default: maxMemory). */
+  /** JavaScript guests: bytes of engine heap (default maxMemory). */
   maxHeapSize?: number;
+  /** JavaScript guests: live ArrayBuffer bytes (default a quarter of maxMemory). */
   maxBufferBytes?: number;
+  /** JavaScript guests: native stack bytes, 64 KiB to 128 MiB (default 8 MiB). */
   maxStackBytes?: number;
 }
 
 export interface SandboxOptions {
   limits?: Limits;
-  /** "require" (every layer, or refuse), "auto" (default), "off". */
-  sandbox?: "require" | "auto" | "off";
-  /** Python's engine: "cpython" or "monty". */
-  engine?: "cpython" | "monty" | "quickjs";
+  /** The worker binary (default: the package's). */
+  worker?: string;
+  /** Python's engine: "cpython" or "monty"; JavaScript's: "quickjs". */
+  engine?: "monty" | "cpython" | "quickjs";
+  /** CPython: the interpreter, 3.9 or later (default: python3 on PATH). */
+  python?: string;
+  /** CPython: package directories guests may import from, read-only. */
+  sitePackages?: string[];
   /**
    * CPython guests: packages they may import, such as "pandas==3.1.1",
    * installed on the host by uv (wheels only, cached for later sandboxes).
@@ -70,27 +81,56 @@ export interface SandboxOptions {
   preload?: string[];
   /** CPython: packages a `# /// script` block may name ("*": any); without, such a block is a comment. */
   scriptPackages?: string[];
-  /** Seconds a turn may take before the worker is killed (default 60). */
+  /** "require" (every layer, or refuse), "auto" (default auto), "off". */
+  sandbox?: "off" | "auto" | "require";
+  /** Seconds a turn may take before the worker is killed (default 60 s). */
   requestTimeout?: number;
+  /** Seconds past the maxDuration budget before the host kills a worker that did not stop (default 1 s). */
+  durationGrace?: number;
+  /** Seconds the worker may leave a request unread before it is killed (default 10 s). */
+  writeStallTimeout?: number;
+  /** Threads the worker may run before it is killed (default 64). */
+  maxThreads?: number;
+  /** Host-function calls and lookups of undefined names one run may make (default 10,000). */
   maxHostCalls?: number;
-  maxResultBytes?: number;
-  redactHostErrors?: boolean;
-  /** The guest's environment variables (none by default). */
-  environ?: Record<string, string>;
-  /** A server of sessions (`stockade serve`) to run on: ws:// or wss://. */
-  remote?: string;
-  token?: string;
-  remoteCa?: string;
-  /** Seconds a host function may take before the guest gets a TimeoutError (default 600). */
-  maxHostWait?: number;
   /** Async host calls in flight at once (default 64). */
   maxInflightHostCalls?: number;
+  /** Seconds a host function may take before the guest gets a TimeoutError (default 600 s). */
+  maxHostWait?: number;
+  /** Host-function errors reach the guest as their class and "host function failed" (default true). */
+  redactHostErrors?: boolean;
+  /** Host memory one value from the guest may take, at most 1 GiB (default 64 MiB). */
+  maxResultBytes?: number;
+  /** Keep a spare worker started for the next sandbox with the same options (default true). */
+  spare?: boolean;
+  /** Keep what a dump needs from the start (default false; dumpKeys sets it). */
+  dumpable?: boolean;
+  /** Host memory the sandbox's mounted files may take, at most 200 MiB (default 100 MiB). */
+  maxFileMemory?: number;
+  /** The guest's environment variables (none by default). */
+  environ?: Record<string, string>;
+  /** The guest's clock: "real", or seconds since the Unix epoch to freeze it at (default real). */
+  clock?: "real" | number;
+  /** JavaScript: eval and the function constructors throw EvalError (default false). */
+  strictEval?: boolean;
+  /** JavaScript: timers on virtual time, TextEncoder, atob, structuredClone and more (default false). */
+  webPolyfills?: boolean;
+  /** JavaScript: a result comes back as the text util.inspect gives it (default false). */
+  inspectResults?: boolean;
+  /** JavaScript: the seed of Math.random (default: unpredictable). */
+  randomSeed?: number;
+  /** JavaScript: modules the guest may import, by name to source. */
+  modules?: Record<string, string>;
+  /** A server of sessions (`stockade serve`) to run on: ws:// or wss://. */
+  remote?: string;
+  /** The bearer token for remote. */
+  token?: string;
+  /** Certificates (PEM) trusted for a wss:// remote besides the system's roots. */
+  remoteCa?: string;
   /** Keys dumps are sealed with (32 bytes or more each; the first seals, all open). */
   dumpKeys?: Uint8Array[];
   /** What a dump is bound to (a tenant or conversation id). */
   dumpContext?: string | Uint8Array;
-  /** The worker binary (default: the package's). */
-  worker?: string;
   [option: string]: unknown;
 }
 

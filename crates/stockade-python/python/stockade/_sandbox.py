@@ -39,7 +39,7 @@ class Limits:
     max_duration: Optional[float] = None
     #: Bytes of guest heap (default 1 GiB); 0 removes the limit.
     max_memory: Optional[int] = None
-    #: Deepest guest call stack for Python guests (default 1000).
+    #: Deepest guest call stack for Python guests (default 1,000).
     max_recursion_depth: Optional[int] = None
     #: Bytes of print output one run may send (default 8 MiB).
     max_output_bytes: Optional[int] = None
@@ -52,7 +52,7 @@ class Limits:
     max_heap_size: Optional[int] = None
     #: JavaScript: live ArrayBuffer bytes (default: a quarter of max_memory).
     max_buffer_bytes: Optional[int] = None
-    #: JavaScript: native stack bytes (default 8 MiB).
+    #: JavaScript: native stack bytes, 64 KiB to 128 MiB (default 8 MiB).
     max_stack_bytes: Optional[int] = None
 
 
