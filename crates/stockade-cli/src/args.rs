@@ -378,21 +378,93 @@ mod tests {
     }
 
     /// The flags' defaults, as `--help` shows them and clap reads them
-    /// back, give the library's own default options.
+    /// back, give the library's own default options: every option of the
+    /// table, but the two the command sets for itself.
     #[test]
-    fn the_flags_defaults_are_the_librarys() {
-        let given = Command::parse_from(["stockade"])
-            .session
-            .options(Language::Python);
-        let library = SessionOptions::new(Language::Python);
-        assert_eq!(given.request_timeout, library.request_timeout);
-        assert_eq!(given.limits.max_memory, library.limits.max_memory);
-        assert_eq!(
-            given.limits.max_scratch_bytes,
-            library.limits.max_scratch_bytes
-        );
-        assert_eq!(given.limits.max_duration, library.limits.max_duration);
-        assert_eq!(given.max_result_bytes, library.max_result_bytes);
-        assert_eq!(given.max_file_memory, library.max_file_memory);
+    fn the_flags_defaults_are_the_librarys() -> Result<(), String> {
+        for language in [Language::Python, Language::JavaScript] {
+            let given = Command::parse_from(["stockade"]).session.options(language);
+            let library = SessionOptions::new(language);
+            for spec in stockade::contract::OPTIONS {
+                // One session per process keeps no spare; the command shows
+                // a JavaScript result as Node's REPL does.
+                if ["spare", "inspect_results"].contains(&spec.name) {
+                    continue;
+                }
+                assert_eq!(
+                    given.get(spec.name)?,
+                    library.get(spec.name)?,
+                    "{} for {language}",
+                    spec.name
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Each flag the table names sets its option: given a value, the
+    /// option reads back other than its default.
+    #[test]
+    fn every_flag_the_table_names_is_the_commands_and_sets_its_option() -> Result<(), String> {
+        use clap::CommandFactory;
+        let command = Command::command();
+        let longs: Vec<String> = command
+            .get_arguments()
+            .filter_map(|arg| arg.get_long().map(|long| format!("--{long}")))
+            .collect();
+        let dir = std::env::temp_dir();
+        let token = dir.join(format!("stockade-args-token-{}", std::process::id()));
+        std::fs::write(&token, "a-token-of-sixteen\n").map_err(|err| err.to_string())?;
+        let module = dir.join(format!("stockade-args-module-{}.js", std::process::id()));
+        std::fs::write(&module, "export default 1").map_err(|err| err.to_string())?;
+        for spec in stockade::contract::OPTIONS {
+            let Some(flag) = spec.cli_flag else {
+                continue;
+            };
+            assert!(
+                longs.iter().any(|long| long == flag),
+                "no {flag} for {}",
+                spec.name
+            );
+            let value = match spec.name {
+                "worker" | "python" | "remote_ca" => "/bin/true".to_owned(),
+                "engine" => "quickjs".into(),
+                "site_packages" => "/usr".into(),
+                "packages" | "script_packages" => "pandas".into(),
+                "preload" => "json".into(),
+                "sandbox" => "require".into(),
+                "environ" => "A=b".into(),
+                "clock" => "86400".into(),
+                "modules" => format!("m={}", module.display()),
+                "remote" => "ws://127.0.0.1:7341".into(),
+                "token" => token.display().to_string(),
+                _ if matches!(spec.kind, stockade::contract::Kind::Flag) => String::new(),
+                _ => "3".into(),
+            };
+            let mut argv = vec!["stockade".to_owned(), flag.to_owned()];
+            if !value.is_empty() {
+                argv.push(value);
+            }
+            if spec.name == "token" || spec.name == "remote_ca" {
+                argv.extend(["--remote".into(), "ws://127.0.0.1:7341".into()]);
+            }
+            let language = match spec.engines {
+                stockade::contract::Engines::JavaScript => Language::JavaScript,
+                _ => Language::Python,
+            };
+            let given = Command::try_parse_from(&argv)
+                .map_err(|err| format!("{argv:?}: {err}"))?
+                .session
+                .options(language);
+            assert_ne!(
+                given.get(spec.name)?,
+                SessionOptions::new(language).get(spec.name)?,
+                "{flag} did not set {}",
+                spec.name
+            );
+        }
+        let _ = std::fs::remove_file(token);
+        let _ = std::fs::remove_file(module);
+        Ok(())
     }
 }
