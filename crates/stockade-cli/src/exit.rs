@@ -2,12 +2,7 @@
 
 use stockade::Error;
 
-pub const OK: i32 = 0;
-pub const GUEST_EXCEPTION: i32 = 1;
-pub const BAD_INPUT: i32 = 2;
-pub const TIME_LIMIT: i32 = 3;
-pub const MEMORY_LIMIT: i32 = 4;
-pub const CRASHED: i32 = 5;
+pub use stockade::contract::exit::*;
 
 /// Prints one line for a usage error (or the help text) and exits.
 pub fn usage(err: clap::Error) -> ! {
@@ -40,7 +35,8 @@ fn say(err: &Error) {
     eprintln!("stockade: {}", stockade::escape_controls(&err.to_string()));
 }
 
-/// Prints the failure and returns the exit status for it.
+/// Prints the failure and returns the exit status for it (the host
+/// library's, `Error::exit_status`).
 pub fn report(err: &Error) -> i32 {
     match err {
         Error::Guest(guest) => {
@@ -50,7 +46,6 @@ pub fn report(err: &Error) -> i32 {
             } else {
                 eprintln!("{trace}");
             }
-            GUEST_EXCEPTION
         }
         Error::Syntax(guest) => {
             let trace = guest.traceback.trim_end();
@@ -58,37 +53,8 @@ pub fn report(err: &Error) -> i32 {
                 eprintln!("{trace}");
             }
             say(err);
-            BAD_INPUT
         }
-        Error::Conversion(_) => {
-            say(err);
-            GUEST_EXCEPTION
-        }
-        Error::Configuration(_)
-        | Error::Unauthorized(_)
-        | Error::DumpRejected(_)
-        | Error::DumpVersionMismatch { .. }
-        | Error::ReplayDiverged(_)
-        | Error::Cursor(_) => {
-            say(err);
-            BAD_INPUT
-        }
-        Error::Timeout { .. } => {
-            say(err);
-            TIME_LIMIT
-        }
-        Error::Crashed(info) if info.timed_out => {
-            say(err);
-            TIME_LIMIT
-        }
-        Error::Memory { .. } | Error::ResultTooLarge { .. } => {
-            say(err);
-            MEMORY_LIMIT
-        }
-        // The worker crashed, and anything this command does not know yet.
-        _ => {
-            say(err);
-            CRASHED
-        }
+        _ => say(err),
     }
+    err.exit_status()
 }

@@ -136,7 +136,8 @@ impl Eq for ConfigurationError {}
 
 /// What kind of failure an [`Error`] is, for callers (and bindings) that
 /// match on it without its details. A new kind goes into
-/// [`ErrorKind::ALL`] too, and into docs/limits.md's error table.
+/// [`ErrorKind::ALL`] too, its row into `contract/errors.rs` (class,
+/// session, exit status, advice), and into docs/limits.md's error table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -184,34 +185,6 @@ impl ErrorKind {
         ErrorKind::DumpVersionMismatch,
         ErrorKind::ReplayDiverged,
     ];
-
-    /// The one name of this kind outside Rust: the exception class the
-    /// Python and Node packages raise it as, the name their native layers
-    /// send, and an execution's `error_type` (MCP's too) for every kind but
-    /// a guest's own exceptions. A stable API: never a `Debug` string.
-    pub fn class_name(self) -> &'static str {
-        match self {
-            ErrorKind::Guest => "GuestError",
-            ErrorKind::Syntax => "GuestSyntaxError",
-            ErrorKind::Timeout => "TimeLimitError",
-            ErrorKind::Memory => "MemoryLimitError",
-            ErrorKind::ResultTooLarge => "ResultTooLarge",
-            ErrorKind::Crashed => "WorkerCrashed",
-            ErrorKind::Disconnected => "Disconnected",
-            ErrorKind::Unauthorized => "Unauthorized",
-            ErrorKind::OverCapacity => "OverCapacity",
-            ErrorKind::ServerShutdown => "ServerShutdown",
-            ErrorKind::Conversion => "ConversionError",
-            ErrorKind::Configuration => "ConfigurationError",
-            ErrorKind::Protocol => "ProtocolError",
-            ErrorKind::Interrupted => "Interrupted",
-            ErrorKind::Forked => "Forked",
-            ErrorKind::Cursor => "CursorError",
-            ErrorKind::DumpRejected => "DumpRejected",
-            ErrorKind::DumpVersionMismatch => "DumpVersionMismatch",
-            ErrorKind::ReplayDiverged => "ReplayDiverged",
-        }
-    }
 }
 
 /// Every way a session call can fail.

@@ -284,21 +284,36 @@ fn every_test_named_in_data_md_exists() {
 }
 
 /// The error table of docs/limits.md has a row for every kind, with its
-/// class name (the one the bindings raise and `error_type` reports).
+/// class name (the one the bindings raise and `error_type` reports), what
+/// becomes of the session and the CLI's exit status, as the contract
+/// (`contract/errors.rs`) gives them.
 #[test]
 fn every_error_kind_is_in_the_error_table_by_its_class() {
     let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/limits.md"))
         .unwrap();
     let table = doc.split("## Errors").nth(1).unwrap();
     for kind in stockade::ErrorKind::ALL {
-        let class = kind.class_name();
+        let spec = kind.spec();
         let variant = format!("{kind:?}");
+        let row = table
+            .lines()
+            .find(|row| {
+                row.starts_with(&format!("| `{variant}"))
+                    && row.contains(&format!("| `{}` |", spec.class))
+            })
+            .unwrap_or_else(|| {
+                panic!(
+                    "docs/limits.md's error table has no row for {variant} with class {}",
+                    spec.class
+                )
+            });
+        let cells: Vec<&str> = row.trim_matches('|').split(" | ").map(str::trim).collect();
+        assert_eq!(cells[3], spec.session, "{variant}: the session column");
         assert!(
-            table
-                .lines()
-                .any(|row| row.starts_with(&format!("| `{variant}"))
-                    && row.contains(&format!("| `{class}` |"))),
-            "docs/limits.md's error table has no row for {variant} with class {class}"
+            cells[4].starts_with(&spec.exit_status.to_string()),
+            "{variant}: the CLI exits {}, not {:?}",
+            spec.exit_status,
+            cells[4]
         );
     }
 }

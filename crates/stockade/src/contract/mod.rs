@@ -1,10 +1,14 @@
 //! The binding contract, declared once: every option a session takes by
-//! name (`options.rs`), and how its values are written for people
-//! (`render.rs`). The bindings, the CLI and the docs are generated from
+//! name (`options.rs`), how its values are written for people
+//! (`render.rs`), and every error kind's class, session, exit status and
+//! advice (`errors.rs`). The bindings, the CLI and the docs are generated from
 //! it or tested against it (docs/architecture.md, "Adding an option").
 
+mod errors;
 mod options;
 mod render;
+
+pub use errors::{ErrorSpec, exit};
 
 pub use options::{
     CHECKOUT_OPTIONS, Engines, Kind, OPTIONS, OptionDefault, OptionSpec, SESSION_OPTIONS, Scope,
