@@ -32,16 +32,14 @@ class ReplayDiverged extends StockadeError {}
 class Interrupted extends WorkerCrashed {}
 class Forked extends StockadeError {}
 
-const ADVICE = {
-  GuestError: "",
-  GuestSyntaxError: " Fix the code and run it again; the sandbox still works.",
+// The advice of each kind is the host library's (contract/errors.rs), sent
+// with the error; for these kinds, the package's own words, naming
+// JavaScript's types and this package's calls, and for the one error only
+// the package raises.
+const OWN_ADVICE = {
   ConversionError: " Pass only null, booleans, numbers, BigInts, strings, Buffers, arrays, plain objects, Maps, Sets and Dates, without cycles.",
-  ConfigurationError: " Check the option named above.",
-  ResultTooLarge: " The sandbox still works.",
+  CursorError: " The sandbox still works; answer the live cursor (await sandbox.pending()); the run waits where it was.",
   SandboxClosed: " Make a new Sandbox.",
-  CursorError: " Answer the live cursor (await sandbox.pending()); the run waits where it was.",
-  DumpVersionMismatch: " Restore it with the version of stockade that made it.",
-  Forked: " Make a new Sandbox in this process.",
 };
 
 // By name: the library's kinds, and SandboxClosed, which the addon sends
@@ -59,12 +57,9 @@ function sentence(message) {
 
 /** The error an addon envelope describes. */
 function fromNative(error) {
-  const { kind, message, ...fields } = error;
+  const { kind, message, advice: libraryAdvice = "", ...fields } = error;
   const Class = CLASSES[kind] ?? StockadeError;
-  let advice = ADVICE[kind];
-  if (advice === undefined) {
-    advice = fields.sessionLost ? " The sandbox is lost; make a new one." : " The sandbox still works.";
-  }
+  const advice = OWN_ADVICE[kind] ?? libraryAdvice;
   if (kind === "GuestError") {
     return new Class(`${fields.type}: ${fields.guestMessage}`, fields);
   }

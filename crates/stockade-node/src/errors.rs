@@ -1,6 +1,7 @@
 //! What failed, for `index.js` to raise as its error classes: the error's
 //! kind, by its class's name (the host library's `ErrorKind::class_name`),
-//! its message, and the fields each class carries.
+//! its message, the library's advice (`Error::advice`), and the fields
+//! each class carries.
 
 use serde_json::{Value as Json, json};
 use stockade::Error;
@@ -11,6 +12,7 @@ pub fn to_json(err: &Error) -> Json {
     let mut out = json!({
         "kind": err.kind().class_name(),
         "message": message,
+        "advice": err.advice(),
         "sessionLost": err.loses_session(),
     });
     let fields = match err {

@@ -40,3 +40,13 @@ pub fn error_classes() -> Vec<&'static str> {
         .map(|kind| kind.class_name())
         .collect()
 }
+
+/// What to do next after each kind, by class name, as the host library
+/// words it (`errors.rs` sends the error's own with it).
+#[napi_derive::napi]
+pub fn error_advice() -> std::collections::HashMap<String, String> {
+    stockade::ErrorKind::ALL
+        .iter()
+        .map(|kind| (kind.class_name().to_owned(), kind.spec().advice.to_owned()))
+        .collect()
+}

@@ -119,6 +119,24 @@ test("every error kind of the host library is a class of its name", () => {
   assert.equal(fromNative({ kind: "NoSuchKind", message: "x" }).constructor, stockade.StockadeError);
 });
 
+test("each error carries the host library's advice, but where it names JavaScript's own types", async () => {
+  const require = createRequire(import.meta.url);
+  const advice = require("../bin/stockade.node").errorAdvice();
+  assert.deepEqual(Object.keys(advice).sort(), require("../bin/stockade.node").errorClasses().sort());
+  const sandbox = new Sandbox("javascript", { maxResultBytes: 1024 });
+  try {
+    await assert.rejects(sandbox.run("'x'.repeat(4096)"), (err) =>
+      err instanceof stockade.ResultTooLarge && err.message.endsWith(advice.ResultTooLarge));
+    await assert.rejects(sandbox.run("1 +"), (err) =>
+      err instanceof stockade.GuestSyntaxError && err.message.endsWith(advice.GuestSyntaxError));
+  } finally {
+    sandbox.close();
+  }
+  await assert.rejects(new Sandbox("python", { maxThreads: 0 }).run("1"), (err) =>
+    err instanceof stockade.ConfigurationError && err.message.includes("max_threads must be between 1 and")
+      && err.message.endsWith(advice.ConfigurationError));
+});
+
 test("the package's version is the workspace's, as the CLI gives it", async () => {
   const { readFileSync } = await import("node:fs");
   const { spawnSync } = await import("node:child_process");

@@ -1,16 +1,24 @@
 //! Host-library errors as the package's Python exceptions, which
-//! `stockade._errors` defines (with the advice each message carries).
+//! `stockade._errors` defines: the class's name, the message, the fields
+//! and the host library's advice (`Error::advice`), which the package
+//! appends but where it names Python's own types and calls.
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use stockade::Error;
 
 /// Builds the Python exception for `kind` through `stockade._errors`.
-fn raise(py: Python<'_>, kind: &str, message: String, fields: &Bound<'_, PyDict>) -> PyErr {
+fn raise(
+    py: Python<'_>,
+    kind: &str,
+    message: String,
+    fields: &Bound<'_, PyDict>,
+    advice: &str,
+) -> PyErr {
     let made = py
         .import("stockade._errors")
         .and_then(|errors| errors.getattr("_from_native"))
-        .and_then(|make| make.call1((kind, message, fields)));
+        .and_then(|make| make.call1((kind, message, fields, advice)));
     match made {
         Ok(exception) => PyErr::from_value(exception),
         Err(err) => err,
@@ -113,6 +121,7 @@ pub fn to_pyerr(py: Python<'_>, err: Error, interrupted: Option<PyErr>) -> PyErr
                     err.kind().class_name(),
                     "an earlier run was interrupted and its worker killed".into(),
                     &fields,
+                    err.advice(),
                 );
             }
         },
@@ -125,7 +134,7 @@ pub fn to_pyerr(py: Python<'_>, err: Error, interrupted: Option<PyErr>) -> PyErr
         }
         _ => {}
     }
-    raise(py, err.kind().class_name(), message, &fields)
+    raise(py, err.kind().class_name(), message, &fields, err.advice())
 }
 
 /// A ConversionError for a value that cannot cross.
@@ -135,6 +144,7 @@ pub fn conversion(py: Python<'_>, message: String) -> PyErr {
         stockade::ErrorKind::Conversion.class_name(),
         message,
         &PyDict::new(py),
+        stockade::ErrorKind::Conversion.spec().advice,
     )
 }
 
@@ -145,5 +155,6 @@ pub fn configuration(py: Python<'_>, message: String) -> PyErr {
         stockade::ErrorKind::Configuration.class_name(),
         message,
         &PyDict::new(py),
+        stockade::ErrorKind::Configuration.spec().advice,
     )
 }

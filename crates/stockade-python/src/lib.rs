@@ -39,5 +39,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         .map(|kind| kind.class_name())
         .collect();
     m.add("ERROR_CLASSES", error_classes)?;
+    // What to do next after each kind, as the host library words it.
+    let advice: std::collections::HashMap<&str, &str> = stockade::ErrorKind::ALL
+        .iter()
+        .map(|kind| (kind.class_name(), kind.spec().advice))
+        .collect();
+    m.add("ERROR_ADVICE", advice)?;
     Ok(())
 }

@@ -60,6 +60,24 @@ def test_a_killed_worker_is_worker_crashed_with_its_signal(sandbox):
     assert "start a new one" in str(caught.value)
 
 
+def test_each_error_carries_the_host_librarys_advice(language):
+    # The words on what to do next are the host library's, one text a kind
+    # (contract/errors.rs), but where they name Python's own types.
+    advice = stockade._native.ERROR_ADVICE
+    assert set(advice) == set(stockade._native.ERROR_CLASSES)
+    with stockade.Sandbox(language, max_result_bytes=1024) as sandbox:
+        with pytest.raises(stockade.ResultTooLarge) as caught:
+            sandbox.run(code(language, "'x' * 4096", "'x'.repeat(4096)"))
+        assert str(caught.value).endswith(advice["ResultTooLarge"]), str(caught.value)
+        with pytest.raises(stockade.GuestSyntaxError) as caught:
+            sandbox.run(code(language, "1 +", "1 +"))
+        assert str(caught.value).endswith(advice["GuestSyntaxError"]), str(caught.value)
+    with pytest.raises(stockade.ConfigurationError) as caught:
+        stockade.Sandbox(language, max_threads=0)
+    assert "max_threads must be between 1 and" in str(caught.value)
+    assert str(caught.value).endswith(advice["ConfigurationError"]), str(caught.value)
+
+
 def test_every_error_is_a_stockade_error():
     for cls in (stockade.GuestError, stockade.GuestSyntaxError, stockade.TimeLimitError,
                 stockade.MemoryLimitError, stockade.WorkerCrashed, stockade.ConversionError,

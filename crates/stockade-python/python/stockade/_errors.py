@@ -146,57 +146,31 @@ class ResultTooLarge(StockadeError):
         self.limit = limit
 
 
-# Keyed by the class names the native layer sends (the host library's
-# ErrorKind::class_name).
-_ADVICE = {
-    "GuestSyntaxError": " Fix the code and run it again; the sandbox still works.",
+# The advice of each kind is the host library's (contract/errors.rs), sent
+# with the error; for these kinds, Python's own words, naming its types and calls.
+_OWN_ADVICE = {
     "ConversionError": " Pass only None, bool, int, float, str, bytes, list, tuple, dict, set, "
                        "frozenset and datetime values, without cycles.",
-    "ConfigurationError": " Check the option named above.",
-    "ResultTooLarge": " The sandbox still works.",
     "CursorError": " The sandbox still works; answer the live cursor (sandbox.pending).",
-    "DumpRejected": " Check the keys and the context it was sealed with; nothing was restored.",
-    "DumpVersionMismatch": " Restore it with the build that made it.",
-    "WorkerCrashed": " The sandbox is lost; start a new one.",
-    "Interrupted": " The sandbox is lost; start a new one.",
-    "Disconnected": " The sandbox is lost; start a new one.",
-    "ServerShutdown": " Restore its dump (.dump) elsewhere to go on.",
-    "Unauthorized": " Check the token= given to the sandbox.",
-    "OverCapacity": " Nothing was started; try again later.",
-    "Forked": " Make a new Sandbox in this process.",
 }
 
 
-def _time_advice(limit: str) -> str:
-    if limit == "max_duration":
-        return (" The sandbox has used its max_duration of guest time and refuses more"
-                " code; start a new Sandbox, with a larger max_duration if the work needs it.")
-    return " The worker was killed; start a new Sandbox, with a larger request_timeout if needed."
-
-
-def _from_native(kind: str, message: str, fields: dict) -> StockadeError:
+def _from_native(kind: str, message: str, fields: dict, advice: str = "") -> StockadeError:
     """Builds the exception for an error from the native layer: `kind` is
     the class's name (a kind this package does not know yet: a plain
-    StockadeError)."""
+    StockadeError), `advice` the host library's words on what to do next."""
     f: dict[str, Any] = dict(fields)
+    advice = _OWN_ADVICE.get(kind, advice)
     if kind in ("GuestError", "GuestSyntaxError"):
         cls = GuestSyntaxError if kind == "GuestSyntaxError" else GuestError
         text = f"{f.get('type', 'Exception')}: {f.get('message', '')}"
         if cls is GuestSyntaxError:
-            text = "the guest code has a syntax error: " + text + _ADVICE[kind]
+            text = "the guest code has a syntax error: " + text + advice
         return cls(text, type=f.get("type", "Exception"), guest_message=f.get("message", ""),
                    traceback=f.get("traceback", ""))
     cls = globals().get(kind)
     if not (isinstance(cls, type) and issubclass(cls, StockadeError)):
         cls = StockadeError
-    if cls is TimeLimitError:
-        advice = _time_advice(f.get("limit", ""))
-    elif cls is MemoryLimitError:
-        advice = (" The worker was killed; start a new Sandbox, with larger limits if the work needs them."
-                  if f.get("worker_died") else
-                  " The sandbox still works; free memory in the guest or raise max_memory.")
-    else:
-        advice = _ADVICE.get(kind, "")
     return cls(_sentence(message) + advice, **f)
 
 
