@@ -143,3 +143,13 @@ impl Launch {
         options
     }
 }
+
+/// The Configure frames of a new worker: the one a worker started from
+/// scratch is sent, and the one a template for these options is started
+/// with (its test-fire offer is a template's), and the template's key
+/// (the Configure with no offer: what the workers it forks must share).
+pub(crate) struct ConfigureFrames {
+    pub worker: Vec<u8>,
+    pub template: Vec<u8>,
+    pub key: Vec<u8>,
+}

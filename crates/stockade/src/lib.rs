@@ -52,6 +52,7 @@
 #[cfg(feature = "tokio")]
 mod async_session;
 mod background;
+mod channel;
 pub mod contract;
 mod cpython;
 mod error;
@@ -73,6 +74,7 @@ mod python_interpreter;
 mod reaper;
 pub mod relay;
 mod remote;
+mod remote_options;
 mod script_metadata;
 mod session;
 mod spare;
@@ -106,7 +108,7 @@ pub use options::{
 pub use pool::{CheckoutOptions, Pool, PoolOptions, PoolStats, REFILL_DEFERRED_BY};
 pub use progress::{CursorAnswer, FunctionCall, NameLookup, PendingFutures, Progress, Stepped};
 pub use reaper::{MAX_UNREAPED, unreaped_workers};
-pub use remote::Remote;
+pub use remote_options::Remote;
 pub use session::{DumpSeal, RunLimits, Session, WorkerInfo, unclaimed_output_note};
 pub use stockade_wire::{
     BigInt, Date, DateTime, GuestException, MIN_SUPPORTED_PROTOCOL_VERSION, Output,

@@ -7,8 +7,9 @@ use std::time::Instant;
 
 use stockade_wire::Response;
 
+use crate::channel::{ExitInfo, RecvError, SendError};
 use crate::error::Error;
-use crate::process::{ExitInfo, RecvError, SendError, WorkerProcess};
+use crate::process::WorkerProcess;
 use crate::remote::RemoteWorker;
 use crate::supervisor::{SupervisionLimits, Violation};
 
@@ -90,7 +91,7 @@ impl Link {
         match self {
             Link::Local(worker) => worker.limit_values(bytes),
             Link::Remote(remote) => {
-                remote.limits_mut().max_decoded_bytes = crate::process::value_budget(bytes);
+                remote.limits_mut().max_decoded_bytes = crate::channel::value_budget(bytes);
             }
         }
     }

@@ -168,7 +168,7 @@ pub struct SessionOptions {
     /// serve`) instead of in a process of this host's: host functions,
     /// mounts and the session's own limits stay here, and the server's
     /// limits win over these. Default: none (a local worker).
-    pub remote: Option<crate::remote::Remote>,
+    pub remote: Option<crate::remote_options::Remote>,
     /// A dumpable CPython session's seed: chosen when its worker starts,
     /// or the dump's when one is restored.
     pub(crate) journal_seed: Option<u64>,
@@ -300,7 +300,7 @@ impl SessionOptions {
     /// Runs the session's worker on the server of sessions at `url`
     /// (`ws://HOST:PORT`), presenting `token`.
     pub fn remote(mut self, url: impl Into<String>, token: Option<String>) -> Self {
-        self.remote = Some(crate::remote::Remote {
+        self.remote = Some(crate::remote_options::Remote {
             url: url.into(),
             token,
             ca_file: None,

@@ -11,13 +11,10 @@ use std::time::{Duration, Instant};
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
 use rustix::io::Errno;
-use stockade_wire::{
-    DecodeError, Frame, FrameReader, Response, ResponseHead, WireLimits, decode_response,
-    peek_response_head,
-};
+use stockade_wire::{Frame, FrameReader, Response, WireLimits, peek_response_head};
 
-use crate::launch::Launch;
-use crate::session::ConfigureFrames;
+use crate::channel::{ExitInfo, RecvError, SendError, decode, value_budget};
+use crate::launch::{ConfigureFrames, Launch};
 use crate::supervisor::{SupervisionLimits, Supervisor, Violation};
 use crate::worker_child::WorkerChild;
 
@@ -30,49 +27,9 @@ const STDERR_TAIL: usize = 8 * 1024;
 const RECV_SPIN: Duration = Duration::from_micros(50);
 /// How long an exiting worker gets to be reaped before it is killed.
 const REAP_GRACE: Duration = Duration::from_millis(200);
-/// Decoded bytes every message may take whatever the value limit: a
-/// 64 KiB Print, an Error's 64 KiB message and 64 KiB traceback, with room.
-const MESSAGE_ALLOWANCE: u64 = 256 * 1024;
 /// Encoded bytes a frame may have beyond its decoded budget: the fixed
 /// fields of a message (a value never encodes larger than it decodes).
 const FRAME_SLACK: u64 = 4 * 1024;
-
-/// Why no response arrived.
-#[derive(Debug)]
-pub(crate) enum RecvError {
-    /// The deadline passed first.
-    Deadline,
-    /// The worker closed its output.
-    Closed,
-    /// The worker sent bytes that are not a valid frame or response.
-    Malformed(DecodeError),
-    /// Reading the pipe failed.
-    Io(std::io::Error),
-    /// A frame's values would take more than the value limit: the frame
-    /// was read past (or decoded no further) and the stream is intact.
-    TooLarge { head: ResponseHead, encoded: u64 },
-    /// This process is a fork of the one that started the worker.
-    Forked,
-}
-
-/// Why a request could not be written.
-#[derive(Debug)]
-pub(crate) enum SendError {
-    /// The worker stopped reading until the deadline passed.
-    Stalled,
-    /// The worker's input is closed.
-    Closed,
-    Io(std::io::Error),
-    /// This process is a fork of the one that started the worker.
-    Forked,
-}
-
-/// How the process ended.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct ExitInfo {
-    pub code: Option<i32>,
-    pub signal: Option<i32>,
-}
 
 /// A spawned worker and the host's ends of its pipes.
 #[derive(Debug)]
@@ -489,27 +446,6 @@ impl WorkerProcess {
             .find(|l| !l.trim().is_empty())
             .map(|l| l.trim().to_owned())
     }
-}
-
-/// The decoded-bytes budget a message gets when values may take `bytes`:
-/// never less than `MESSAGE_ALLOWANCE`, never more than the wire's.
-pub(crate) fn value_budget(bytes: u64) -> u64 {
-    bytes.clamp(MESSAGE_ALLOWANCE, WireLimits::DEFAULT_MAX_DECODED_BYTES)
-}
-
-/// Decodes one response; a frame whose values run past the budget is
-/// reported with its head (read only then), so the session can answer it.
-pub(crate) fn decode(payload: &[u8], limits: &WireLimits) -> Result<Response, RecvError> {
-    decode_response(payload, limits).map_err(|err| match err {
-        DecodeError::BudgetExceeded { .. } | DecodeError::TooManyNodes { .. } => {
-            let end = payload.len().min(stockade_wire::SKIPPED_HEAD_LEN);
-            RecvError::TooLarge {
-                head: peek_response_head(&payload[..end]),
-                encoded: payload.len() as u64,
-            }
-        }
-        err => RecvError::Malformed(err),
-    })
 }
 
 impl WorkerProcess {

@@ -34,7 +34,6 @@ mod turn;
 pub use dump::DumpSeal;
 pub use outputs::unclaimed_output_note;
 pub(crate) use relay::Relayed;
-pub(crate) use start::ConfigureFrames;
 pub(crate) use step::Pause;
 
 use turn::Turn;

@@ -6,7 +6,6 @@
 
 use std::io::ErrorKind as IoKind;
 use std::net::{TcpStream, ToSocketAddrs};
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use stockade_wire::{
@@ -21,8 +20,9 @@ use tungstenite::http::{HeaderValue, StatusCode, Uri};
 use tungstenite::protocol::WebSocketConfig;
 use tungstenite::{HandshakeError, Message, WebSocket};
 
+use crate::channel::{ExitInfo, RecvError, SendError, decode};
 use crate::error::{ConfigurationKind, CrashInfo, Error, TimeLimit};
-use crate::process::{ExitInfo, RecvError, SendError, decode};
+pub use crate::remote_options::Remote;
 
 mod stream;
 
@@ -32,29 +32,6 @@ use stream::Stream;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a closing client waits for the server's word on the worker.
 const END_GRACE: Duration = Duration::from_millis(500);
-
-/// Where a remote session's worker runs, and the token that lets it in.
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct Remote {
-    /// `ws://HOST:PORT` (a path other than `/` is used as given).
-    pub url: String,
-    /// The bearer token the server checks; None sends none.
-    pub token: Option<String>,
-    /// Certificates (PEM) trusted for `wss://` besides the system's roots:
-    /// a private CA's.
-    pub ca_file: Option<PathBuf>,
-}
-
-impl std::fmt::Debug for Remote {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // A token never reaches a log.
-        f.debug_struct("Remote")
-            .field("url", &self.url)
-            .field("token", &self.token.as_ref().map(|_| "<set>"))
-            .field("ca_file", &self.ca_file)
-            .finish()
-    }
-}
 
 /// The client end of a remote session's connection.
 #[derive(Debug)]

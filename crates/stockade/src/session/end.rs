@@ -5,8 +5,8 @@
 
 use stockade_wire::{ErrorKind, GuestException, Response, WorkerExit};
 
+use crate::channel::ExitInfo;
 use crate::error::{CrashInfo, Error, GuestError, TimeLimit};
-use crate::process::ExitInfo;
 use crate::supervisor::Violation;
 
 use super::Session;

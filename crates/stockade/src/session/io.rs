@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use stockade_wire::{Request, Response, ResponseHead, decoded_size, encode_request};
 
+use crate::channel::{RecvError, SendError};
 use crate::error::{CrashInfo, Error, TimeLimit};
-use crate::process::{RecvError, SendError};
 
 use super::{Reply, Session, TurnDeadline};
 

@@ -14,7 +14,7 @@ use stockade_wire::{
 use crate::error::{ConfigurationError, ConfigurationKind, Error};
 #[cfg(feature = "tokio")]
 use crate::inflight::Inflight;
-use crate::launch::Launch;
+use crate::launch::{ConfigureFrames, Launch};
 use crate::link::Link;
 use crate::options::SessionOptions;
 use crate::process::WorkerProcess;
@@ -85,16 +85,6 @@ fn configure_request(options: &SessionOptions, verified: Option<u64>) -> Result<
         },
         verified_seccomp: verified,
     })
-}
-
-/// The Configure frames of a new worker: the one a worker started from
-/// scratch is sent, and the one a template for these options is started
-/// with (its test-fire offer is a template's), and the template's key
-/// (the Configure with no offer: what the workers it forks must share).
-pub(crate) struct ConfigureFrames {
-    pub worker: Vec<u8>,
-    pub template: Vec<u8>,
-    pub key: Vec<u8>,
 }
 
 fn configure_frames(options: &SessionOptions, wire: &WireLimits) -> Result<ConfigureFrames, Error> {
