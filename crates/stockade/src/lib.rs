@@ -56,6 +56,7 @@ mod channel;
 pub mod contract;
 mod cpython;
 mod error;
+mod execution;
 mod files;
 mod host;
 #[cfg(feature = "tokio")]
@@ -91,6 +92,9 @@ pub use cpython::{
 };
 pub use error::{
     ConfigurationError, ConfigurationKind, CrashInfo, Error, ErrorKind, GuestError, TimeLimit,
+};
+pub use execution::{
+    DEFAULT_EXECUTE_RESULT_BYTES, DEFAULT_MAX_STREAM_BYTES, ExecuteLimits, Execution, Kept,
 };
 pub use files::{DEFAULT_MAX_FILE_MEMORY, GuestClock, MAX_FILE_MEMORY, Mount, MountMode};
 pub use host::{Args, HostError, HostResult, REDACTED};

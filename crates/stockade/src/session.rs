@@ -38,8 +38,8 @@ pub(crate) use step::Pause;
 
 use turn::Turn;
 
-type PrintFn = dyn FnMut(PrintStream, &str) + Send;
-type OutputFn = dyn FnMut(Output) + Send;
+pub(crate) type PrintFn = dyn FnMut(PrintStream, &str) + Send;
+pub(crate) type OutputFn = dyn FnMut(Output) + Send;
 /// A host's interrupt check; see `Session::set_interrupt`.
 type InterruptFn = dyn FnMut() -> bool + Send;
 
@@ -281,6 +281,22 @@ impl Session {
     /// each output is noted on the guest's stderr instead (docs/data.md).
     pub fn on_output(&mut self, callback: impl FnMut(Output) + Send + 'static) {
         self.output = Some(Box::new(callback));
+    }
+
+    /// Takes the print and output callbacks out, leaving none: `execute`
+    /// puts its capture in their place and hands them what it sees.
+    pub(crate) fn take_callbacks(&mut self) -> (Option<Box<PrintFn>>, Option<Box<OutputFn>>) {
+        (self.print.take(), self.output.take())
+    }
+
+    /// Puts back the callbacks `take_callbacks` took (dropping any set since).
+    pub(crate) fn restore_callbacks(
+        &mut self,
+        print: Option<Box<PrintFn>>,
+        output: Option<Box<OutputFn>>,
+    ) {
+        self.print = print;
+        self.output = output;
     }
 
     /// Forgets the `on_output` callback: outputs are noted on the guest's

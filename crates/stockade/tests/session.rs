@@ -745,6 +745,66 @@ on_both_python_engines_and_remote!(
     an_unregistered_function_the_guest_still_holds_raises_name_error,
 );
 
+fn execute_keeps_each_stream_to_its_cap_and_the_callbacks_see_it_all(engine: Interpreter) {
+    let mut session = python(engine);
+    let seen = Arc::new(Mutex::new(String::new()));
+    let sink = Arc::clone(&seen);
+    session.on_print(move |_, text| sink.lock().unwrap().push_str(text));
+    let limits = stockade::ExecuteLimits {
+        max_stream_bytes: 100,
+        ..Default::default()
+    };
+    // monty's print takes no file=: its stderr is CPython's to show here.
+    let (to_stderr, on_stderr) = match engine {
+        Interpreter::CPython => ("import sys\nprint('é', file=sys.stderr)\n", "é\n"),
+        _ => ("", ""),
+    };
+    let code = format!("print('x' * 5000)\n{to_stderr}7");
+    let done = session.execute(&code, vec![], limits);
+    assert_eq!(done.outcome, Ok(Value::Int(7)));
+    assert_eq!(done.stdout.text, "x".repeat(100));
+    assert_eq!(
+        done.stdout.dropped, 4901,
+        "the rest of the line and its newline"
+    );
+    assert_eq!(done.stderr.text, on_stderr);
+    assert!(done.truncated() && done.ok() && done.error_type().is_none());
+    assert_eq!(
+        seen.lock().unwrap().len(),
+        5001 + on_stderr.len(),
+        "the callback saw it all, uncut"
+    );
+    // The session's own callback is back for the next run.
+    session.run("print('after')").unwrap();
+    assert!(seen.lock().unwrap().ends_with("after\n"));
+}
+
+fn execute_reports_the_runs_failure_by_its_class_and_the_session_lives(engine: Interpreter) {
+    let mut session = python(engine);
+    let limits = stockade::ExecuteLimits::default();
+    let failed = session.execute("print('before')\n1 / 0", vec![], limits);
+    assert_eq!(failed.error_type(), Some("ZeroDivisionError"));
+    assert_eq!(failed.stdout.text, "before\n");
+    let big = session.execute("'x' * (2 * 1024 * 1024)", vec![], limits);
+    assert_eq!(
+        big.error_type(),
+        Some("ResultTooLarge"),
+        "{:?}",
+        big.outcome
+    );
+    let syntax = session.execute("1 +", vec![], limits);
+    assert!(matches!(syntax.outcome, Err(Error::Syntax(_))));
+    assert_eq!(
+        session.execute("40 + 2", vec![], limits).outcome,
+        Ok(Value::Int(42))
+    );
+}
+
+on_both_python_engines_and_remote!(
+    execute_keeps_each_stream_to_its_cap_and_the_callbacks_see_it_all,
+    execute_reports_the_runs_failure_by_its_class_and_the_session_lives,
+);
+
 // These look at the worker process itself, or ask for a sandbox a server
 // would not give: local sessions only.
 on_both_python_engines!(
