@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use stockade::{Error, Language, Output, PrintStream, Session, SessionOptions, Value};
+use stockade::{Error, ExecuteLimits, Language, Output, Session, SessionOptions, Value};
 
 use crate::admission::{Admission, Caller, Held};
 
@@ -113,42 +113,21 @@ impl Ran {
     }
 }
 
-/// A stream kept up to [`MAX_STREAM_BYTES`].
-#[derive(Default)]
-struct Capped {
-    text: String,
-    dropped: usize,
-}
-
-impl Capped {
-    fn push(&mut self, text: &str) {
-        let room = MAX_STREAM_BYTES.saturating_sub(self.text.len());
-        if text.len() <= room {
-            self.text.push_str(text);
-            return;
-        }
-        let mut cut = room;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        self.text.push_str(&text[..cut]);
-        self.dropped += text.len() - cut;
+/// A stream as `Session::execute` kept it, with a note of how much more
+/// the guest printed.
+fn shown(kept: stockade::Kept) -> String {
+    let stockade::Kept { mut text, dropped } = kept;
+    if dropped > 0 {
+        text.push_str(&format!("\n[{dropped} more bytes not shown]\n"));
     }
-
-    fn finish(self) -> String {
-        let Capped { mut text, dropped } = self;
-        if dropped > 0 {
-            text.push_str(&format!("\n[{dropped} more bytes not shown]\n"));
-        }
-        text
-    }
+    text
 }
 
 /// `text` cut to [`MAX_STREAM_BYTES`] the way a stream is.
 pub(crate) fn capped(text: &str) -> String {
-    let mut capped = Capped::default();
-    capped.push(text);
-    capped.finish()
+    let mut kept = stockade::Kept::default();
+    kept.push(text, MAX_STREAM_BYTES);
+    shown(kept)
 }
 
 impl Sessions {
@@ -295,26 +274,14 @@ impl Sessions {
                 }
             },
         };
-        let out = Arc::new(Mutex::new((Capped::default(), Capped::default())));
-        let sink = Arc::clone(&out);
-        session.on_print(move |stream, text| {
-            let mut streams = sink.lock().unwrap_or_else(PoisonError::into_inner);
-            match stream {
-                PrintStream::Stdout => streams.0.push(text),
-                PrintStream::Stderr => streams.1.push(text),
-            }
-        });
-        let shown = Arc::new(Mutex::new(Vec::new()));
-        let keep = Arc::clone(&shown);
-        session.on_output(move |output| {
-            keep.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(output);
-        });
-        let outcome = session.run_with_inputs(code, inputs);
-        // The callbacks hold the other references; replacing them frees them.
-        session.on_print(|_, _| {});
-        session.clear_on_output();
+        // The session's own max_result_bytes bounds the result; its repr
+        // is cut as a stream is.
+        let limits = ExecuteLimits {
+            max_stream_bytes: MAX_STREAM_BYTES,
+            max_result_bytes: u64::MAX,
+        };
+        let done = session.execute(code, inputs, limits);
+        let outcome = done.outcome;
         // A spent max_duration leaves the session alive but refusing every
         // feed; a client can always start afresh with `reset`, so a spent
         // budget is a lost sandbox here too, replaced on the next call.
@@ -334,20 +301,13 @@ impl Sessions {
         } else {
             slot.session = Some(session);
         }
-        let (stdout, stderr) = match Arc::try_unwrap(out) {
-            Ok(streams) => streams.into_inner().unwrap_or_else(PoisonError::into_inner),
-            Err(shared) => {
-                std::mem::take(&mut *shared.lock().unwrap_or_else(PoisonError::into_inner))
-            }
-        };
-        let outputs = std::mem::take(&mut *shown.lock().unwrap_or_else(PoisonError::into_inner));
         Ran {
-            stdout: stdout.finish(),
-            stderr: stderr.finish(),
+            stdout: shown(done.stdout),
+            stderr: shown(done.stderr),
             outcome,
             replaced,
             lost,
-            outputs,
+            outputs: done.outputs,
         }
     }
 
@@ -379,10 +339,10 @@ mod tests {
 
     #[test]
     fn a_stream_is_cut_between_characters_and_says_how_much() {
-        let mut capped = Capped::default();
-        capped.push(&"a".repeat(MAX_STREAM_BYTES - 1));
-        capped.push("é and more");
-        let text = capped.finish();
+        let mut kept = stockade::Kept::default();
+        kept.push(&"a".repeat(MAX_STREAM_BYTES - 1), MAX_STREAM_BYTES);
+        kept.push("é and more", MAX_STREAM_BYTES);
+        let text = shown(kept);
         assert!(text.starts_with(&"a".repeat(MAX_STREAM_BYTES - 1)));
         assert!(text.ends_with("\n[11 more bytes not shown]\n"), "{text:?}");
     }

@@ -27,7 +27,8 @@ pub struct ExecuteLimits {
     /// Bytes of each stream kept.
     pub max_stream_bytes: usize,
     /// Host memory the result may take, at most the session's
-    /// `max_result_bytes`; past it the outcome is `Error::ResultTooLarge`.
+    /// `max_result_bytes` (`u64::MAX`: the session's); past it the outcome
+    /// is `Error::ResultTooLarge`.
     pub max_result_bytes: u64,
 }
 
@@ -49,7 +50,8 @@ pub struct Kept {
 }
 
 impl Kept {
-    fn push(&mut self, text: &str, cap: usize) {
+    /// Keeps what of `text` fits in `cap` bytes in all.
+    pub fn push(&mut self, text: &str, cap: usize) {
         if self.dropped > 0 {
             self.dropped += text.len() as u64;
             return;
