@@ -45,5 +45,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         .map(|kind| (kind.class_name(), kind.spec().advice))
         .collect();
     m.add("ERROR_ADVICE", advice)?;
+    m.add(
+        "DEFAULT_MAX_STREAM_BYTES",
+        stockade::DEFAULT_MAX_STREAM_BYTES,
+    )?;
+    m.add(
+        "DEFAULT_EXECUTE_RESULT_BYTES",
+        stockade::DEFAULT_EXECUTE_RESULT_BYTES,
+    )?;
     Ok(())
 }

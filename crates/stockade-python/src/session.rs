@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
-use stockade::{DumpSeal, Output, PrintStream, RunLimits, Session};
+use stockade::{DumpSeal, ExecuteLimits, Output, PrintStream, RunLimits, Session};
 
 use crate::errors::{conversion, to_pyerr};
 use crate::from_python::{Refusal, from_python, quoted};
@@ -220,6 +220,68 @@ impl NativeSession {
             Ok(value) => to_python(py, value).map(Bound::unbind),
             Err(err) => Err(to_pyerr(py, err, taken(&interrupted))),
         }
+    }
+
+    /// Runs `code` as `Session::execute` does, never raising for the run's
+    /// own failure: returns `(stdout, stderr, truncated, outputs, result,
+    /// error, error_type)`, the outputs as `(mime_type, data, text)` and
+    /// the error as the exception `run` would raise (None on success).
+    /// Without `print` the output is only kept; a Ctrl-C during the run
+    /// is raised as `run` raises it.
+    #[pyo3(signature = (code, inputs, print, max_result_bytes, max_stream_bytes, output))]
+    #[allow(clippy::too_many_arguments)]
+    fn execute(
+        &self,
+        py: Python<'_>,
+        code: &str,
+        inputs: Option<&Bound<'_, PyDict>>,
+        print: Option<Py<PyAny>>,
+        max_result_bytes: u64,
+        max_stream_bytes: usize,
+        output: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let bound = guest_inputs(py, inputs)?;
+        let mut guard = self.lock(py)?;
+        let session = open(&mut guard)?;
+        match print {
+            Some(print) => session.on_print(print_to(Some(print))),
+            None => session.clear_on_print(),
+        }
+        outputs_to(session, output);
+        let interrupted = self.arm_interrupt(session);
+        let code = code.to_owned();
+        let limits = ExecuteLimits {
+            max_result_bytes,
+            max_stream_bytes,
+        };
+        let done = py.detach(|| session.execute(&code, bound, limits));
+        let truncated = done.truncated();
+        let error_type = done.error_type().map(str::to_owned);
+        let outputs = PyList::empty(py);
+        for shown in &done.outputs {
+            let data = PyBytes::new(py, &shown.data);
+            outputs.append((shown.mime_type.as_str(), data, shown.text.as_str()))?;
+        }
+        let (result, error) = match done.outcome {
+            Ok(value) => (to_python(py, value)?.unbind(), py.None()),
+            Err(err) => {
+                if let Some(interrupt) = taken(&interrupted) {
+                    return Err(interrupt);
+                }
+                let raised = to_pyerr(py, err, None);
+                (py.None(), raised.into_value(py).into_any())
+            }
+        };
+        let parts = (
+            done.stdout.text,
+            done.stderr.text,
+            truncated,
+            outputs,
+            result,
+            error,
+            error_type,
+        );
+        Ok(parts.into_pyobject(py)?.into_any().unbind())
     }
 
     /// Starts `code` as a stepped feed, `functions` declared as names only

@@ -271,6 +271,12 @@ impl Session {
         Ok(())
     }
 
+    /// Forgets the `on_print` callback: guest output is dropped (or only
+    /// kept, by `execute`).
+    pub fn clear_on_print(&mut self) {
+        self.print = None;
+    }
+
     /// Receives guest print output as it arrives.
     pub fn on_print(&mut self, callback: impl FnMut(PrintStream, &str) + Send + 'static) {
         self.print = Some(Box::new(callback));

@@ -14,8 +14,7 @@ from typing import (Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequ
                     Union)
 
 from . import _native
-from ._errors import (ConfigurationError, GuestError, ResultTooLarge, ServerShutdown,
-                      StockadeError)
+from ._errors import ConfigurationError, ServerShutdown, StockadeError
 from ._outputs import Output, OutputCallback, receiver
 from ._progress import Progress, _progress
 
@@ -24,10 +23,11 @@ PrintCallback = Callable[[str, str], Any]
 #: Where the package keeps its worker binary.
 WORKER = Path(__file__).resolve().parent / "bin" / "stockade-worker"
 
-#: Bytes of stdout and of stderr `execute` keeps.
-DEFAULT_STREAM_LIMIT = 64 * 1024
-#: Host memory a result of `execute` may take (as `max_result_bytes` counts it).
-DEFAULT_RESULT_LIMIT = 1024 * 1024
+#: Bytes of stdout and of stderr `execute` keeps (the host library's default).
+DEFAULT_STREAM_LIMIT = _native.DEFAULT_MAX_STREAM_BYTES
+#: Host memory a result of `execute` may take (as `max_result_bytes` counts
+#: it; the host library's default).
+DEFAULT_RESULT_LIMIT = _native.DEFAULT_EXECUTE_RESULT_BYTES
 
 
 @dataclasses.dataclass(frozen=True)
@@ -161,63 +161,23 @@ def _options(language: str, limits: Optional[Limits], sandbox: str,
     return options
 
 
-def _error_type(error: StockadeError) -> str:
-    # The guest's own class (SyntaxError, IndentationError, ...), else the
-    # stockade exception's (Disconnected and ServerShutdown by their own
-    # names), as the Node package and the MCP tools say.
-    if isinstance(error, GuestError):
-        return error.type
-    return type(error).__name__
+def _execute_limits(max_stream_bytes: int, max_result_bytes: int) -> None:
+    for name, value in (("max_stream_bytes", max_stream_bytes),
+                        ("max_result_bytes", max_result_bytes)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0 \
+                or value >= 2 ** 63:
+            raise ConfigurationError(f"{name}= takes a number of bytes, not {value!r}")
 
 
-class _Capture:
-    """Collects guest output up to a limit per stream."""
-
-    def __init__(self, limit: int, also: Optional[PrintCallback],
-                 also_outputs: Optional[OutputCallback]) -> None:
-        self.limit = limit
-        self.also = also
-        self.also_outputs = also_outputs
-        self.parts: Dict[str, list] = {"stdout": [], "stderr": []}
-        self.sizes = {"stdout": 0, "stderr": 0}
-        self.truncated = False
-        self.outputs: List[Output] = []
-
-    def output(self, output: Output) -> None:
-        self.outputs.append(output)
-        if self.also_outputs is not None:
-            self.also_outputs(output)
-
-    def __call__(self, stream: str, text: str) -> None:
-        if self.also is not None:
-            self.also(stream, text)  # the caller's own callback sees it all
-        # Bytes of UTF-8, as the Node package and the MCP tools count them,
-        # keeping whole characters only.
-        room = self.limit - self.sizes[stream]
-        data = text.encode("utf-8", "surrogatepass")
-        if len(data) > room:
-            self.truncated = True
-            cut = max(room, 0)
-            while cut > 0 and data[cut] & 0xC0 == 0x80:  # inside a character
-                cut -= 1
-            text = data[:cut].decode("utf-8", "surrogatepass")
-            # A stream once cut keeps nothing more: what it holds stays a
-            # prefix of what the guest printed.
-            data = data[:max(room, 0)]
-        if text:
-            self.parts[stream].append(text)
-        self.sizes[stream] += len(data)
-
-    def text(self, stream: str) -> str:
-        return "".join(self.parts[stream])
-
-    def succeeded(self, result: Any) -> ExecutionResult:
-        return ExecutionResult("ok", self.text("stdout"), self.text("stderr"), result, None,
-                               None, self.truncated, self.outputs)
-
-    def failed(self, error: StockadeError) -> ExecutionResult:
-        return ExecutionResult("error", self.text("stdout"), self.text("stderr"), None,
-                               str(error), _error_type(error), self.truncated, self.outputs)
+def _execution(parts: tuple) -> ExecutionResult:
+    """The ExecutionResult of what the native execute returned (the host
+    library's Session::execute: its capping rule and its error_type)."""
+    stdout, stderr, truncated, outputs, result, error, error_type = parts
+    shown = [Output(mime_type, data, text) for mime_type, data, text in outputs]
+    if error is None:
+        return ExecutionResult("ok", stdout, stderr, result, None, None, truncated, shown)
+    return ExecutionResult("error", stdout, stderr, None, str(error), error_type, truncated,
+                           shown)
 
 
 class _Base:
@@ -251,6 +211,13 @@ class _Base:
         self._functions: Dict[str, Callable[..., Any]] = {}
         self._pid = os.getpid()
         self._native = native if native is not None else _native.NativeSession(language, options)
+
+    def _executed(self, native: _native.NativeSession, parts: tuple) -> ExecutionResult:
+        execution = _execution(parts)
+        error = parts[5]
+        if isinstance(error, ServerShutdown):
+            self._attach_dump(native, error)
+        return execution
 
     @classmethod
     def _from_native(cls, language: str, options: Dict[str, Any],
@@ -484,13 +451,16 @@ class Sandbox(_Base):
         and the result (refused past `max_result_bytes` of host memory,
         counted as the sandbox's `max_result_bytes` is and never built, as
         error_type "ResultTooLarge")."""
-        capture = _Capture(max_stream_bytes, print, on_output)
+        _execute_limits(max_stream_bytes, max_result_bytes)
+        native = self._session()
+        output = receiver(on_output)
+        added = self._bind_call_functions(native, functions)
         try:
-            result = self._run(code, inputs, functions, capture, max_result_bytes,
-                               capture.output)
-        except StockadeError as error:
-            return capture.failed(error)
-        return capture.succeeded(result)
+            parts = native.execute(code, dict(inputs) if inputs else None, print,
+                                   max_result_bytes, max_stream_bytes, output)
+        finally:
+            self._unbind_call_functions(native, added)
+        return self._executed(native, parts)
 
 
 class AsyncSandbox(_Base):
@@ -620,13 +590,22 @@ class AsyncSandbox(_Base):
                       max_result_bytes: int = DEFAULT_RESULT_LIMIT,
                       on_output: Optional[OutputCallback] = None) -> ExecutionResult:
         """As Sandbox.execute."""
-        capture = _Capture(max_stream_bytes, print, on_output)
+        _execute_limits(max_stream_bytes, max_result_bytes)
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        native = self._session()
+        output = receiver(on_output)
+        added = self._bind_call_functions(native, functions)
         try:
-            result = await self._run(code, inputs, functions, capture, max_result_bytes,
-                                     capture.output)
-        except StockadeError as error:
-            return capture.failed(error)
-        return capture.succeeded(result)
+            parts = await loop.run_in_executor(
+                None, native.execute, code, dict(inputs) if inputs else None, print,
+                max_result_bytes, max_stream_bytes, output)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            native.cancel()
+            raise
+        finally:
+            self._unbind_call_functions(native, added)
+        return self._executed(native, parts)
 
 
 def _seal(keys: Optional[Sequence[bytes]],
