@@ -235,7 +235,7 @@ export declare class Sandbox {
   readonly language: "python" | "javascript";
   bindFunction(name: string, fn: HostFunction, options?: BindOptions): void;
   run(code: string, options?: RunOptions): Promise<GuestValue>;
-  execute(code: string, options?: RunOptions & { maxStreamBytes?: number }): Promise<ExecutionResult>;
+  execute(code: string, options?: RunOptions & { maxStreamBytes?: number; maxResultBytes?: number }): Promise<ExecutionResult>;
   /** A stepped run: each host call, lookup and await is a cursor the host answers. */
   start(
     code: string,

@@ -43,8 +43,10 @@ const DISPATCH = Symbol("dispatch");
 /** The answer to a message that needs none. */
 const OK = Object.freeze({ ok: true });
 
-/** Bytes of stdout and of stderr `execute` keeps. */
-const DEFAULT_STREAM_LIMIT = 64 * 1024;
+/** Bytes of stdout and of stderr `execute` keeps, and host memory its result may take (the host library's defaults). */
+const { DEFAULT_STREAM_LIMIT, DEFAULT_RESULT_LIMIT } = native.executeDefaults();
+/** A print that drops the text: `execute` keeps it. */
+const IGNORE = () => {};
 
 /** `maxDuration` → `max_duration`: the host library's option names. */
 function snake(name) {
@@ -487,45 +489,57 @@ class Sandbox {
 
   /**
    * As `run`, but never throws for the run's own failure: resolves to
-   * `{status, stdout, stderr, result, error, errorType, truncated, outputs}`.
+   * `{status, stdout, stderr, result, error, errorType, truncated, outputs}`,
+   * each stream kept to `maxStreamBytes` of UTF-8 and the result refused
+   * past `maxResultBytes` (as errorType "ResultTooLarge"), by the host
+   * library's own rule (`Session::execute`), as the Python package does.
    */
-  async execute(code, { inputs, functions, print, onOutput, maxStreamBytes = DEFAULT_STREAM_LIMIT } = {}) {
+  async execute(code, { inputs, functions, print, onOutput, maxStreamBytes = DEFAULT_STREAM_LIMIT,
+    maxResultBytes = DEFAULT_RESULT_LIMIT } = {}) {
+    checkPrint(print);
     checkOnOutput(onOutput);
+    for (const [name, value] of [["maxStreamBytes", maxStreamBytes], ["maxResultBytes", maxResultBytes]]) {
+      if (!Number.isSafeInteger(value) || value < 0) {
+        throw new errors.ConfigurationError(`${name} takes a number of bytes, not ${value}.`);
+      }
+    }
     const outputs = [];
     const keep = (output) => {
       outputs.push(output);
       if (onOutput) onOutput(output);
     };
-    const streams = { stdout: "", stderr: "" };
-    const bytes = { stdout: 0, stderr: 0 };
-    let truncated = false;
-    const capture = (stream, text) => {
-      if (print) print(stream, text);
-      if (truncated && bytes[stream] >= maxStreamBytes) return;
-      // Whole characters only, up to maxStreamBytes of UTF-8.
-      for (const char of text) {
-        const size = Buffer.byteLength(char);
-        if (bytes[stream] + size > maxStreamBytes) {
-          // A stream once cut keeps nothing more: it stays a prefix of
-          // what the guest printed.
-          truncated = true;
-          bytes[stream] = maxStreamBytes;
-          return;
-        }
-        streams[stream] += char;
-        bytes[stream] += size;
-      }
+    const failed = (err, kept = { stdout: "", stderr: "", truncated: false }) => {
+      // The guest's own class (a syntax error's too, "SyntaxError"), else
+      // the StockadeError subclass, as the library's error_type says.
+      const errorType = kept.errorType ?? (err instanceof errors.GuestError ? err.type : err.constructor.name);
+      return { status: "error", stdout: kept.stdout, stderr: kept.stderr, result: null, error: err.message,
+        errorType, truncated: kept.truncated, outputs };
     };
+    let done;
     try {
-      const result = await this.run(code, { inputs, functions, print: capture, onOutput: keep });
-      return { status: "ok", ...streams, result, error: null, errorType: null, truncated, outputs };
+      const encoded = encodeInputs(inputs);
+      const answer = await this.#exclusive(async (session) => {
+        const added = this.#bindForRun(functions);
+        // What the guest prints is kept; the caller's print sees it all.
+        this.#print = print ?? IGNORE;
+        this.#onOutput = keep;
+        try {
+          return await this.#answer(() =>
+            session.execute(String(code), encoded, ...this.#bound(), maxResultBytes, maxStreamBytes));
+        } finally {
+          this.#print = null;
+          this.#onOutput = null;
+          this.#unbindAfterRun(added);
+        }
+      });
+      done = answer.value;
     } catch (err) {
       if (!(err instanceof errors.StockadeError)) throw err;
-      // The guest's own class (a syntax error's too, "SyntaxError"), else
-      // the StockadeError subclass: as the Python package and MCP say.
-      const errorType = err instanceof errors.GuestError ? err.type : err.constructor.name;
-      return { status: "error", ...streams, result: null, error: err.message, errorType, truncated, outputs };
+      return failed(err);
     }
+    if (done.error !== null) return failed(errors.fromNative(done.error), done);
+    return { status: "ok", stdout: done.stdout, stderr: done.stderr, result: decode(done.result), error: null,
+      errorType: null, truncated: done.truncated, outputs };
   }
 
   /** Ends the worker, at once, even mid-run; later calls reject with SandboxClosed. */

@@ -41,6 +41,16 @@ pub fn error_classes() -> Vec<&'static str> {
         .collect()
 }
 
+/// `execute`'s defaults, the host library's: bytes of each stream kept,
+/// and host memory the result may take.
+#[napi_derive::napi]
+pub fn execute_defaults() -> serde_json::Value {
+    serde_json::json!({
+        "DEFAULT_STREAM_LIMIT": stockade::DEFAULT_MAX_STREAM_BYTES,
+        "DEFAULT_RESULT_LIMIT": stockade::DEFAULT_EXECUTE_RESULT_BYTES,
+    })
+}
+
 /// What to do next after each kind, by class name, as the host library
 /// words it (`errors.rs` sends the error's own with it).
 #[napi_derive::napi]

@@ -155,6 +155,45 @@ impl NativeSession {
         })
     }
 
+    /// As `run`, through the host library's `Session::execute`: never
+    /// failing for the run's own failure, it resolves to `{stdout, stderr,
+    /// truncated, result, error, errorType}`, the result tagged JSON and
+    /// the error an envelope (`errors.rs`), null where there is none.
+    #[napi]
+    pub fn execute(
+        &self,
+        code: String,
+        inputs: Option<String>,
+        functions: Vec<String>,
+        async_functions: Vec<String>,
+        max_result_bytes: f64,
+        max_stream_bytes: f64,
+    ) -> napi::Result<Option<String>> {
+        let inputs = inputs_of(inputs);
+        let binder = self.binder();
+        // index.js has checked both are whole numbers of bytes.
+        let limits = stockade::ExecuteLimits {
+            max_result_bytes: max_result_bytes as u64,
+            max_stream_bytes: max_stream_bytes as usize,
+        };
+        self.on_thread(move |session, dispatcher| {
+            let inputs = binder.ready(session, dispatcher, inputs, functions, &async_functions)?;
+            let done = session.execute(&code, inputs, limits);
+            let (result, error) = match &done.outcome {
+                Ok(value) => (values::to_json(value), Json::Null),
+                Err(err) => (Json::Null, errors::to_json(err)),
+            };
+            Ok(serde_json::json!({
+                "stdout": done.stdout.text,
+                "stderr": done.stderr.text,
+                "truncated": done.truncated(),
+                "result": result,
+                "error": error,
+                "errorType": done.error_type(),
+            }))
+        })
+    }
+
     /// Starts `code` as a stepped run: it stops at each host call (the
     /// bound `functions`' too, unrun, and those `declared` names), name
     /// lookup and await; resolves to where it stopped (`stepping.rs`).

@@ -167,6 +167,20 @@ test("execute() cuts each stream at maxStreamBytes", async () => {
   });
 });
 
+test("execute() refuses a result past maxResultBytes, 1 MiB unless told, and the sandbox lives", async () => {
+  await using("javascript", {}, async (sandbox) => {
+    const big = await sandbox.execute("console.log('made'); 'x'.repeat(2 * 1024 * 1024)");
+    assert.deepEqual([big.status, big.errorType, big.stdout], ["error", "ResultTooLarge", "made\n"]);
+    assert.ok(big.error.includes("max_result_bytes"), big.error);
+    const roomy = await sandbox.execute("'x'.repeat(2 * 1024 * 1024).length", { maxResultBytes: 64 });
+    assert.deepEqual([roomy.status, roomy.result], ["ok", 2 * 1024 * 1024]);
+    const small = await sandbox.execute("'x'.repeat(100)", { maxResultBytes: 64 });
+    assert.equal(small.errorType, "ResultTooLarge");
+    await assert.rejects(sandbox.execute("1", { maxResultBytes: -1 }), stockade.ConfigurationError);
+    assert.equal(await sandbox.run("1 + 1"), 2);
+  });
+});
+
 test("inputs nested past the wire's depth are a ConversionError before anything runs", async () => {
   await using("javascript", {}, async (sandbox) => {
     let deep = 1;
