@@ -58,7 +58,7 @@ pub struct RunLimits {
 /// A guest session in its own worker process. Globals persist across
 /// [`run`](Self::run) calls. Dropping the session kills the worker.
 pub struct Session {
-    worker: Link,
+    worker: Box<dyn Link>,
     options: SessionOptions,
     /// Set when the session is lost; every later call returns it at once.
     lost: Option<Error>,

@@ -143,7 +143,10 @@ impl Session {
                 // The server holds the worker's values to its own ceiling
                 // when that is lower: the session's limit says so.
                 options.max_result_bytes = options.max_result_bytes.min(remote.result_ceiling());
-                (Link::Remote(remote), configure_frames(&options, &wire)?.key)
+                (
+                    Box::new(remote) as Box<dyn Link>,
+                    configure_frames(&options, &wire)?.key,
+                )
             }
             None => Self::spawn(&options, template && journal.is_none(), wire)?,
         };
@@ -190,7 +193,7 @@ impl Session {
         options: &SessionOptions,
         template: bool,
         wire: WireLimits,
-    ) -> Result<(Link, Vec<u8>), Error> {
+    ) -> Result<(Box<dyn Link>, Vec<u8>), Error> {
         let mut launch = Launch::resolve(options)?;
         // A template's workers share its Configure (a journaled session's
         // carries its own seed) and, for CPython, its string hash seed.
@@ -208,7 +211,7 @@ impl Session {
                 .caused_by(err),
             )
         })?;
-        Ok((Link::Local(worker), configure))
+        Ok((Box::new(worker), configure))
     }
 
     /// Checks the worker from outside and starts its supervisor. A limit
