@@ -167,3 +167,55 @@ pub fn serve(args: ServeArgs) -> i32 {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{CommandFactory, Parser};
+
+    #[derive(Parser)]
+    struct Command {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    /// Each ceiling the options table names is a flag of this command, and
+    /// sets the policy's ceiling on that option.
+    #[test]
+    fn every_ceiling_the_table_names_is_a_flag_of_serve() {
+        let command = Command::command();
+        let mut ceilings = 0;
+        for spec in stockade::contract::OPTIONS {
+            let Some(flag) = spec.server_ceiling else {
+                continue;
+            };
+            ceilings += 1;
+            let long = flag.trim_start_matches("--");
+            assert!(
+                command
+                    .get_arguments()
+                    .any(|arg| arg.get_long() == Some(long)),
+                "stockade serve has no {flag} for {}",
+                spec.name
+            );
+            let given = Command::try_parse_from(["stockade", flag, "7"])
+                .unwrap_or_else(|err| panic!("{flag} 7: {err}"))
+                .serve;
+            let seconds = std::time::Duration::from_secs(7);
+            let set = match spec.name {
+                "request_timeout" => given.request_timeout.0 == seconds,
+                "max_duration" => given.max_duration.0 == seconds,
+                "max_memory" => given.max_memory.0 == 7,
+                "max_output_bytes" => given.max_output_bytes.0 == 7,
+                "max_scratch_bytes" => given.max_scratch_bytes.0 == 7,
+                "max_result_bytes" => given.max_result_bytes.0 == 7,
+                other => panic!("the table names a ceiling on {other} that serve does not hold"),
+            };
+            assert!(set, "{flag} does not set the ceiling on {}", spec.name);
+        }
+        assert_eq!(
+            ceilings, 6,
+            "every ceiling RelayPolicy holds is in the table"
+        );
+    }
+}

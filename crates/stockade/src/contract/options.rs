@@ -94,9 +94,9 @@ pub struct OptionSpec {
     pub engines: Engines,
     /// One of the limits Python's `Limits` and Node's `limits` hold.
     pub limit: bool,
-    /// A server of sessions holds it to a ceiling (`stockade serve`'s flag
-    /// of the same name).
-    pub server_ceiling: bool,
+    /// The `stockade serve` flag that sets a server of sessions' ceiling
+    /// on it, where a server holds it to one.
+    pub server_ceiling: Option<&'static str>,
     /// The `stockade run`/`repl` flag that sets it.
     pub cli_flag: Option<&'static str>,
     /// What it is, in one line.
@@ -149,7 +149,7 @@ const fn option(
         scope,
         engines: Engines::All,
         limit: false,
-        server_ceiling: false,
+        server_ceiling: None,
         cli_flag: None,
         doc,
     }
@@ -172,8 +172,8 @@ impl OptionSpec {
         self.limit = true;
         self
     }
-    const fn ceiling(mut self) -> Self {
-        self.server_ceiling = true;
+    const fn ceiling(mut self, serve_flag: &'static str) -> Self {
+        self.server_ceiling = Some(serve_flag);
         self
     }
     const fn flag(mut self, flag: &'static str) -> Self {
@@ -267,7 +267,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         Checkout,
         "Hard wall clock per turn; the worker is killed when it passes (time in host functions does not count).",
     )
-    .ceiling()
+    .ceiling("--request-timeout")
     .flag("--timeout"),
     option(
         "duration_grace",
@@ -329,7 +329,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         "Host memory one value from the worker (a result, a host call's arguments) may take as it decodes.",
     )
     .range(1, MAX_RESULT_BYTES)
-    .ceiling()
+    .ceiling("--max-result-bytes")
     .flag("--max-result-bytes"),
     option(
         "spare",
@@ -378,7 +378,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         "Guest execution time, cumulative across feeds (time in host functions and between feeds does not count).",
     )
     .limit()
-    .ceiling()
+    .ceiling("--max-duration")
     .flag("--max-duration"),
     option(
         "max_memory",
@@ -390,7 +390,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     .range(1, u64::MAX)
     .zero("no limit")
     .limit()
-    .ceiling()
+    .ceiling("--max-memory")
     .flag("--max-memory"),
     option(
         "max_recursion_depth",
@@ -409,7 +409,7 @@ pub const OPTIONS: &[OptionSpec] = &[
         "Print output (and rich outputs) one feed may send; the rest is cut with a marker line.",
     )
     .limit()
-    .ceiling(),
+    .ceiling("--max-output-bytes"),
     option(
         "max_scratch_bytes",
         Bytes,
@@ -420,7 +420,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     .range(1, u64::MAX)
     .zero("no scratch directory")
     .limit()
-    .ceiling()
+    .ceiling("--max-scratch")
     .flag("--max-scratch"),
     option(
         "max_heap_size",

@@ -168,8 +168,8 @@ pub fn options_page() -> String {
          when they agree); **checkout** options are the host's, per turn, and a\n\
          pool's checkout may set its own; **session** options are the host's\n\
          for the whole session; **remote** options say where the worker runs.\n\
-         A server of sessions holds the options marked *ceiling* to its own\n\
-         (`stockade serve --max-duration` and the like).\n\n\
+         A server of sessions holds the options marked *ceiling* to its own,\n\
+         set by the `stockade serve` flag named.\n\n\
          | option | takes | default | range | scope | engines | Python, Node, CLI | what it is |\n\
          |---|---|---|---|---|---|---|---|\n",
     );
@@ -179,10 +179,9 @@ pub fn options_page() -> String {
             Engines::CPython => "cpython",
             Engines::JavaScript => "quickjs",
         };
-        let scope = if spec.server_ceiling {
-            format!("{}, ceiling", scope_text(spec))
-        } else {
-            scope_text(spec).into()
+        let scope = match spec.server_ceiling {
+            Some(flag) => format!("{}, ceiling (`stockade serve {flag}`)", scope_text(spec)),
+            None => scope_text(spec).into(),
         };
         page.push_str(&format!(
             "| `{}` | {} | {} | {} | {scope} | {engines} | {} | {} |\n",
