@@ -289,7 +289,11 @@ impl SessionOptions {
     /// zero, naming the first option outside: the one range check, for
     /// values set by name and by the builders alike.
     pub(crate) fn check_ranges(&self) -> Result<(), String> {
-        for spec in OPTIONS {
+        // Only numbers have ranges; reading the others would copy them.
+        let numbers = OPTIONS
+            .iter()
+            .filter(|spec| matches!(spec.kind, Kind::Seconds | Kind::Bytes | Kind::Count));
+        for spec in numbers {
             match (spec.kind, self.get(spec.name)?) {
                 (Kind::Seconds, Some(OptionValue::Float(seconds))) if seconds <= 0.0 => {
                     return Err(format!("{} must be greater than zero", spec.name));
