@@ -1,288 +1,32 @@
 //! Options by name, for bindings that receive them as a dict or an object:
-//! one list of names and one check of each value, so a binding only turns
-//! its own values into an [`OptionValue`] and passes them on.
+//! `SessionOptions::set` and `get` go through each option's row of the
+//! table (`contract/options.rs`), so a binding only turns its own values
+//! into an [`OptionValue`] and passes them on; `CheckoutOptions::set` takes
+//! the per-checkout ones.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-use crate::contract::{CHECKOUT_OPTIONS, Kind, OPTIONS, SESSION_OPTIONS};
-use crate::options::{SessionOptions, duration_from_secs};
+use crate::contract::{CHECKOUT_OPTIONS, Kind, Named, OPTIONS, OptionValue, SESSION_OPTIONS, spec};
+use crate::options::SessionOptions;
 use crate::pool::CheckoutOptions;
-
-/// An option's value as a binding received it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum OptionValue {
-    Bool(bool),
-    /// Any whole number a binding can hold (u64 and i64 both fit).
-    Int(i128),
-    Float(f64),
-    Str(String),
-    /// Names to texts (JavaScript modules).
-    Map(Vec<(String, String)>),
-    /// Texts in order (package directories).
-    List(Vec<String>),
-}
-
-impl OptionValue {
-    fn kind(&self) -> &'static str {
-        match self {
-            OptionValue::Bool(_) => "a bool",
-            OptionValue::Int(_) => "an int",
-            OptionValue::Float(_) => "a float",
-            OptionValue::Str(_) => "a str",
-            OptionValue::Map(_) => "a mapping",
-            OptionValue::List(_) => "a list",
-        }
-    }
-}
-
-/// Reads one option's value as the type it needs, naming the option in
-/// every refusal.
-struct Named<'a> {
-    key: &'a str,
-    value: OptionValue,
-}
-
-impl Named<'_> {
-    fn wrong(&self, wanted: &str) -> String {
-        format!("{} must be {wanted}, not {}", self.key, self.value.kind())
-    }
-
-    fn seconds(&self) -> Result<Duration, String> {
-        let seconds = match self.value {
-            OptionValue::Int(i) => i as f64,
-            OptionValue::Float(x) => x,
-            _ => return Err(self.wrong("a number of seconds")),
-        };
-        duration_from_secs(seconds).ok_or_else(|| {
-            format!(
-                "{} must be a positive number of seconds, not {seconds}",
-                self.key
-            )
-        })
-    }
-
-    /// A whole number the field's type holds; past it, the refusal names
-    /// the option's range as the table gives it.
-    fn count<T: TryFrom<i128>>(&self) -> Result<T, String> {
-        match self.value {
-            OptionValue::Int(i) => {
-                T::try_from(i).map_err(|_| match crate::contract::spec(self.key) {
-                    Some(spec) => spec.out_of_range(i),
-                    None => format!("{} is out of range: {i}", self.key),
-                })
-            }
-            _ => Err(self.wrong("an int")),
-        }
-    }
-
-    fn flag(&self) -> Result<bool, String> {
-        match self.value {
-            OptionValue::Bool(b) => Ok(b),
-            _ => Err(self.wrong("a bool")),
-        }
-    }
-
-    fn text(&self) -> Result<&str, String> {
-        match &self.value {
-            OptionValue::Str(s) => Ok(s),
-            _ => Err(self.wrong("a str")),
-        }
-    }
-
-    /// Seconds since the Unix epoch, either side of it.
-    fn instant(&self) -> Result<SystemTime, String> {
-        let seconds = match self.value {
-            OptionValue::Int(i) => i as f64,
-            OptionValue::Float(x) if x.is_finite() => x,
-            _ => return Err(self.wrong("a number of seconds since the Unix epoch")),
-        };
-        let offset = Duration::from_secs_f64(seconds.abs().min(1e15));
-        Ok(if seconds >= 0.0 {
-            UNIX_EPOCH + offset
-        } else {
-            UNIX_EPOCH - offset
-        })
-    }
-}
 
 impl SessionOptions {
     /// Sets one option by the name bindings use (`SESSION_OPTIONS`):
     /// seconds for times, bytes for sizes (`max_memory` 0 removes the
     /// limit), `"off"`, `"auto"` or `"require"` for `sandbox`. The
     /// message of a refusal names the option; `validate` (run when a
-    /// session starts) checks ranges that depend on more than one option.
+    /// session starts) checks the ranges (`check_ranges`) and what
+    /// depends on more than one option. Each option's row of the table
+    /// (`contract/options.rs`) says how.
     pub fn set(&mut self, key: &str, value: OptionValue) -> Result<(), String> {
-        let v = Named { key, value };
-        let js = &mut self.javascript;
-        match key {
-            "worker" => self.worker = Some(v.text()?.into()),
-            "engine" => self.engine = Some(v.text()?.parse().map_err(|err| format!("{err}"))?),
-            "python" => self.cpython.python = Some(v.text()?.into()),
-            "site_packages" => match v.value {
-                OptionValue::List(dirs) => {
-                    self.cpython.site_packages = dirs.into_iter().map(Into::into).collect()
-                }
-                OptionValue::Str(dir) => self.cpython.site_packages = vec![dir.into()],
-                _ => return Err(v.wrong("a list of directories")),
-            },
-            "script_packages" => match v.value {
-                OptionValue::List(names) => self.cpython.script_packages = names,
-                OptionValue::Str(name) => self.cpython.script_packages = vec![name],
-                _ => return Err(v.wrong("a list of package names")),
-            },
-            "preload" => match v.value {
-                OptionValue::List(modules) => self.cpython.preload = modules,
-                OptionValue::Str(module) => self.cpython.preload = vec![module],
-                _ => return Err(v.wrong("a list of module names")),
-            },
-            "packages" => match v.value {
-                OptionValue::List(requirements) => self.cpython.packages = requirements,
-                OptionValue::Str(requirement) => self.cpython.packages = vec![requirement],
-                _ => return Err(v.wrong("a list of package requirements")),
-            },
-            "sandbox" => self.sandbox = v.text()?.parse().map_err(|err| format!("{err}"))?,
-            "request_timeout" => self.request_timeout = v.seconds()?,
-            "duration_grace" => self.duration_grace = v.seconds()?,
-            "write_stall_timeout" => self.write_stall_timeout = v.seconds()?,
-            "max_host_wait" => self.max_host_wait = v.seconds()?,
-            "max_threads" => self.max_threads = v.count()?,
-            "max_host_calls" => self.max_host_calls = v.count()?,
-            "max_inflight_host_calls" => self.max_inflight_host_calls = v.count()?,
-            "redact_host_errors" => self.redact_host_errors = v.flag()?,
-            "max_result_bytes" => self.max_result_bytes = v.count()?,
-            "spare" => self.spare = v.flag()?,
-            "dumpable" => self.dumpable = v.flag()?,
-            "max_file_memory" => self.max_file_memory = v.count()?,
-            "environ" => match v.value {
-                OptionValue::Map(pairs) => self.environ = pairs,
-                _ => return Err(v.wrong("a mapping of names to values")),
-            },
-            "clock" => {
-                self.clock = match &v.value {
-                    OptionValue::Str(word) if word == "real" => crate::files::GuestClock::Real,
-                    OptionValue::Int(_) | OptionValue::Float(_) => {
-                        crate::files::GuestClock::Frozen(v.instant()?)
-                    }
-                    _ => {
-                        return Err(v.wrong(
-                            "\"real\", or the instant to freeze at in seconds since the Unix epoch",
-                        ));
-                    }
-                }
-            }
-            "max_duration" => self.limits.max_duration = Some(v.seconds()?),
-            "max_memory" => {
-                self.limits.max_memory = match v.count()? {
-                    0 => None,
-                    bytes => Some(bytes),
-                }
-            }
-            "max_recursion_depth" => self.limits.max_recursion_depth = v.count()?,
-            "max_output_bytes" => self.limits.max_output_bytes = v.count()?,
-            "max_scratch_bytes" => self.limits.max_scratch_bytes = v.count()?,
-            "max_heap_size" => js.max_heap_size = Some(v.count()?),
-            "max_buffer_bytes" => js.max_buffer_bytes = Some(v.count()?),
-            "max_stack_bytes" => js.max_stack_bytes = Some(v.count()?),
-            "strict_eval" => js.strict_eval = v.flag()?,
-            "web_polyfills" => js.web_polyfills = v.flag()?,
-            "inspect_results" => js.inspect_results = v.flag()?,
-            "random_seed" => js.random_seed = Some(v.count()?),
-            "modules" => match v.value {
-                OptionValue::Map(modules) => js.modules = modules,
-                _ => return Err(v.wrong("a mapping of module names to sources")),
-            },
-            // Either may come first; `validate` checks a token has a URL.
-            "remote" => {
-                let url = v.text()?.to_owned();
-                let remote = self.remote.get_or_insert_with(Default::default);
-                remote.url = url;
-            }
-            "token" => {
-                let token = v.text()?.to_owned();
-                self.remote.get_or_insert_with(Default::default).token = Some(token);
-            }
-            "remote_ca" => {
-                let file = v.text()?.into();
-                self.remote.get_or_insert_with(Default::default).ca_file = Some(file);
-            }
-            _ => return Err(unknown(key, SESSION_OPTIONS)),
-        }
-        Ok(())
+        let spec = spec(key).ok_or_else(|| unknown(key, SESSION_OPTIONS))?;
+        (spec.write)(self, &Named { key, value })
     }
-}
 
-impl SessionOptions {
     /// An option's value by the name bindings use, as `set` takes it;
     /// `None` when it is unset (an empty list or mapping is unset too),
     /// so that the table's default holds. An unknown name is refused.
     pub fn get(&self, key: &str) -> Result<Option<OptionValue>, String> {
-        use OptionValue::{Bool, Float, Int, List, Map, Str};
-        let seconds = |duration: Duration| Float(duration.as_secs_f64());
-        let number = |n: u64| Int(i128::from(n));
-        let path = |path: &std::path::Path| Str(path.to_string_lossy().into_owned());
-        let texts = |texts: &[String]| (!texts.is_empty()).then(|| List(texts.to_vec()));
-        let pairs = |pairs: &[(String, String)]| (!pairs.is_empty()).then(|| Map(pairs.to_vec()));
-        let (js, py, remote) = (&self.javascript, &self.cpython, self.remote.as_ref());
-        Ok(match key {
-            "worker" => self.worker.as_deref().map(path),
-            "engine" => self.engine.map(|engine| Str(engine.name().into())),
-            "python" => py.python.as_deref().map(path),
-            "site_packages" => (!py.site_packages.is_empty()).then(|| {
-                List(
-                    py.site_packages
-                        .iter()
-                        .map(|dir| dir.to_string_lossy().into_owned())
-                        .collect(),
-                )
-            }),
-            "packages" => texts(&py.packages),
-            "preload" => texts(&py.preload),
-            "script_packages" => texts(&py.script_packages),
-            "sandbox" => Some(Str(self.sandbox.name().into())),
-            "request_timeout" => Some(seconds(self.request_timeout)),
-            "duration_grace" => Some(seconds(self.duration_grace)),
-            "write_stall_timeout" => Some(seconds(self.write_stall_timeout)),
-            "max_host_wait" => Some(seconds(self.max_host_wait)),
-            "max_threads" => Some(number(self.max_threads.into())),
-            "max_host_calls" => Some(number(self.max_host_calls.into())),
-            "max_inflight_host_calls" => Some(number(self.max_inflight_host_calls.into())),
-            "redact_host_errors" => Some(Bool(self.redact_host_errors)),
-            "max_result_bytes" => Some(number(self.max_result_bytes)),
-            "spare" => Some(Bool(self.spare)),
-            "dumpable" => Some(Bool(self.dumpable)),
-            "max_file_memory" => Some(number(self.max_file_memory)),
-            "environ" => pairs(&self.environ),
-            "clock" => Some(match self.clock.frozen_us() {
-                None => Str("real".into()),
-                Some(micros) => Float(micros as f64 / 1e6),
-            }),
-            "max_duration" => self.limits.max_duration.map(seconds),
-            // Bindings spell "no limit" 0, as `set` reads it.
-            "max_memory" => Some(number(self.limits.max_memory.unwrap_or(0))),
-            "max_recursion_depth" => Some(number(self.limits.max_recursion_depth.into())),
-            "max_output_bytes" => Some(number(self.limits.max_output_bytes)),
-            "max_scratch_bytes" => Some(number(self.limits.max_scratch_bytes)),
-            "max_heap_size" => js.max_heap_size.map(number),
-            "max_buffer_bytes" => js.max_buffer_bytes.map(number),
-            "max_stack_bytes" => Some(number(
-                js.max_stack_bytes
-                    .unwrap_or(stockade_wire::DEFAULT_MAX_STACK_BYTES)
-                    .into(),
-            )),
-            "strict_eval" => Some(Bool(js.strict_eval)),
-            "web_polyfills" => Some(Bool(js.web_polyfills)),
-            "inspect_results" => Some(Bool(js.inspect_results)),
-            "random_seed" => js.random_seed.map(number),
-            "modules" => pairs(&js.modules),
-            "remote" => remote
-                .filter(|remote| !remote.url.is_empty())
-                .map(|remote| Str(remote.url.clone())),
-            "token" => remote.and_then(|remote| remote.token.clone()).map(Str),
-            "remote_ca" => remote
-                .and_then(|remote| remote.ca_file.as_deref())
-                .map(path),
-            _ => return Err(unknown(key, SESSION_OPTIONS)),
-        })
+        let spec = spec(key).ok_or_else(|| unknown(key, SESSION_OPTIONS))?;
+        Ok((spec.read)(self))
     }
 
     /// Holds every number to the table's range, and every time above
@@ -369,6 +113,9 @@ mod tests {
                 _ => OptionValue::Int(100_000),
             };
             options.set(key, value)?;
+            // Every row reads back what it set: none keeps the table's
+            // placeholder accessors.
+            assert!(options.get(key)?.is_some(), "{key} reads back unset");
         }
         let mut checkout = CheckoutOptions::default();
         for key in CHECKOUT_OPTIONS {

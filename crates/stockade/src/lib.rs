@@ -86,7 +86,7 @@ mod worker_child;
 
 #[cfg(feature = "tokio")]
 pub use async_session::AsyncSession;
-pub use contract::{CHECKOUT_OPTIONS, SESSION_OPTIONS};
+pub use contract::{CHECKOUT_OPTIONS, OptionValue, SESSION_OPTIONS};
 pub use cpython::{
     CPythonOptions, MIN_VERSION as MIN_PYTHON_VERSION, PythonInterpreter, find_python,
 };
@@ -99,7 +99,7 @@ pub use execution::{
 pub use files::{DEFAULT_MAX_FILE_MEMORY, GuestClock, MAX_FILE_MEMORY, Mount, MountMode};
 pub use host::{Args, HostError, HostResult, REDACTED};
 pub use javascript_options::{JavaScriptOptions, MAX_STACK_BYTES};
-pub use keyed::OptionValue;
+
 pub use launch::BOOT as CPYTHON_BOOT;
 pub use locate::{
     ENGINE_MODULE_ENV, ENGINE_MODULE_NAME, WORKER_ENV, WORKER_NAME, locate_engine_module,

@@ -1,12 +1,13 @@
 //! The binding contract, declared once: every option a session takes by
 //! name (`options.rs`), how its values are written for people
-//! (`render.rs`), and every error kind's class, session, exit status and
-//! advice (`errors.rs`). The bindings, the CLI and the docs are generated from
+//! (`render.rs`), how a binding's value is read as one (`value.rs`), and
+//! every error kind's class, session, exit status and advice (`errors.rs`). The bindings, the CLI and the docs are generated from
 //! it or tested against it (docs/architecture.md, "Adding an option").
 
 mod errors;
 mod options;
 mod render;
+mod value;
 
 pub use errors::{ErrorSpec, exit};
 
@@ -15,3 +16,5 @@ pub use options::{
     spec,
 };
 pub use render::{bytes_text, camel_case, count_text, options_page};
+pub(crate) use value::Named;
+pub use value::OptionValue;

@@ -7,7 +7,8 @@
 
 use std::time::Duration;
 
-use crate::files::{DEFAULT_MAX_FILE_MEMORY, MAX_FILE_MEMORY};
+use super::value::{Named, OptionValue, flag, number, pairs, path, paths, seconds, texts};
+use crate::files::{DEFAULT_MAX_FILE_MEMORY, GuestClock, MAX_FILE_MEMORY};
 use crate::javascript_options::MAX_STACK_BYTES;
 use crate::options::{Limits, MAX_RESULT_BYTES, SessionOptions};
 
@@ -78,7 +79,7 @@ pub enum Engines {
 }
 
 /// One option, as every binding, the CLI and the docs give it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct OptionSpec {
     /// The name bindings pass (Python's keyword; Node's is its camel case).
     pub name: &'static str,
@@ -101,6 +102,18 @@ pub struct OptionSpec {
     pub cli_flag: Option<&'static str>,
     /// What it is, in one line.
     pub doc: &'static str,
+    /// Reads the option's value, as bindings pass it; None: unset.
+    pub(crate) read: fn(&SessionOptions) -> Option<OptionValue>,
+    /// Sets it from a binding's value, naming it in any refusal.
+    pub(crate) write: fn(&mut SessionOptions, &Named<'_>) -> Result<(), String>,
+}
+
+impl std::fmt::Debug for OptionSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OptionSpec")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
 }
 
 impl OptionSpec {
@@ -152,6 +165,9 @@ const fn option(
         server_ceiling: None,
         cli_flag: None,
         doc,
+        // Every row gives its own (`access`); a test sets and reads each.
+        read: |_| None,
+        write: |_, v| Err(format!("{} cannot be set by name", v.key)),
     }
 }
 
@@ -176,6 +192,16 @@ impl OptionSpec {
         self.server_ceiling = Some(serve_flag);
         self
     }
+    /// How the option is read and set on `SessionOptions`.
+    const fn access(
+        mut self,
+        read: fn(&SessionOptions) -> Option<OptionValue>,
+        write: fn(&mut SessionOptions, &Named<'_>) -> Result<(), String>,
+    ) -> Self {
+        self.read = read;
+        self.write = write;
+        self
+    }
     const fn flag(mut self, flag: &'static str) -> Self {
         self.cli_flag = Some(flag);
         self
@@ -198,6 +224,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         Worker,
         "The worker binary of the monty and QuickJS engines.",
     )
+    .access(
+        |o| o.worker.as_deref().map(path),
+        |o, v| {
+            o.worker = Some(v.text()?.into());
+            Ok(())
+        },
+    )
     .flag("--worker"),
     option(
         "engine",
@@ -206,6 +239,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         Worker,
         "The interpreter guest code runs on.",
     )
+    .access(
+        |o| o.engine.map(|engine| OptionValue::Str(engine.name().into())),
+        |o, v| {
+            o.engine = Some(v.text()?.parse().map_err(|err| format!("{err}"))?);
+            Ok(())
+        },
+    )
     .flag("--engine"),
     option(
         "python",
@@ -213,6 +253,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         D::Unset("python3 on PATH (the Python package: its own interpreter)"),
         Worker,
         "The interpreter of a CPython session, 3.9 or later.",
+    )
+    .access(
+        |o| o.cpython.python.as_deref().map(path),
+        |o, v| {
+            o.cpython.python = Some(v.text()?.into());
+            Ok(())
+        },
     )
     .engines(Engines::CPython)
     .flag("--python"),
@@ -223,6 +270,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         Worker,
         "Package directories CPython guests may import from, read-only, after the standard library.",
     )
+    .access(
+        |o| paths(&o.cpython.site_packages),
+        |o, v| {
+            o.cpython.site_packages = v.paths()?;
+            Ok(())
+        },
+    )
     .engines(Engines::CPython)
     .flag("--site-packages"),
     option(
@@ -231,6 +285,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         NONE,
         Worker,
         "Requirements installed on the host by uv (wheels only, cached) for CPython guests to import.",
+    )
+    .access(
+        |o| texts(&o.cpython.packages),
+        |o, v| {
+            o.cpython.packages = v.texts("package requirements")?;
+            Ok(())
+        },
     )
     .engines(Engines::CPython)
     .flag("--with"),
@@ -241,6 +302,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         Worker,
         "Modules imported before the first feed (a pool's template imports them once for all).",
     )
+    .access(
+        |o| texts(&o.cpython.preload),
+        |o, v| {
+            o.cpython.preload = v.texts("module names")?;
+            Ok(())
+        },
+    )
     .engines(Engines::CPython)
     .flag("--preload-module"),
     option(
@@ -249,6 +317,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         NONE,
         Worker,
         "Packages a feed's `# /// script` block may name (`*`: any); without, such a block is a comment.",
+    )
+    .access(
+        |o| texts(&o.cpython.script_packages),
+        |o, v| {
+            o.cpython.script_packages = v.texts("package names")?;
+            Ok(())
+        },
     )
     .engines(Engines::CPython)
     .flag("--allow-script-package"),
@@ -259,6 +334,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         Worker,
         "The OS sandbox: every layer or refuse (require), every layer the kernel gives (auto), none (off).",
     )
+    .access(
+        |o| Some(OptionValue::Str(o.sandbox.name().into())),
+        |o, v| {
+            o.sandbox = v.text()?.parse().map_err(|err| format!("{err}"))?;
+            Ok(())
+        },
+    )
     .flag("--sandbox"),
     option(
         "request_timeout",
@@ -266,6 +348,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         D::Seconds(SessionOptions::DEFAULT_REQUEST_TIMEOUT),
         Checkout,
         "Hard wall clock per turn; the worker is killed when it passes (time in host functions does not count).",
+    )
+    .access(
+        |o| seconds(o.request_timeout),
+        |o, v| {
+            o.request_timeout = v.seconds()?;
+            Ok(())
+        },
     )
     .ceiling("--request-timeout")
     .flag("--timeout"),
@@ -275,6 +364,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         D::Seconds(SessionOptions::DEFAULT_DURATION_GRACE),
         Checkout,
         "Time past the `max_duration` budget left after which the host kills a worker that did not stop.",
+    )
+    .access(
+        |o| seconds(o.duration_grace),
+        |o, v| {
+            o.duration_grace = v.seconds()?;
+            Ok(())
+        },
     ),
     option(
         "write_stall_timeout",
@@ -282,6 +378,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         D::Seconds(SessionOptions::DEFAULT_WRITE_STALL_TIMEOUT),
         Checkout,
         "How long the worker may leave a request unread before it is killed.",
+    )
+    .access(
+        |o| seconds(o.write_stall_timeout),
+        |o, v| {
+            o.write_stall_timeout = v.seconds()?;
+            Ok(())
+        },
     ),
     option(
         "max_threads",
@@ -289,6 +392,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         D::Count(SessionOptions::DEFAULT_MAX_THREADS as u64),
         Worker,
         "Threads the worker may run before it is killed.",
+    )
+    .access(
+        |o| number(o.max_threads),
+        |o, v| {
+            o.max_threads = v.count()?;
+            Ok(())
+        },
     )
     .range(1, U32),
     option(
@@ -298,6 +408,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         Checkout,
         "Host-function calls and lookups of undefined names one feed may make.",
     )
+    .access(
+        |o| number(o.max_host_calls),
+        |o, v| {
+            o.max_host_calls = v.count()?;
+            Ok(())
+        },
+    )
     .range(0, U32),
     option(
         "max_inflight_host_calls",
@@ -306,6 +423,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         Checkout,
         "Async host calls in flight at once.",
     )
+    .access(
+        |o| number(o.max_inflight_host_calls),
+        |o, v| {
+            o.max_inflight_host_calls = v.count()?;
+            Ok(())
+        },
+    )
     .range(0, U32),
     option(
         "max_host_wait",
@@ -313,6 +437,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         D::Seconds(SessionOptions::DEFAULT_MAX_HOST_WAIT),
         Checkout,
         "Longest a host-function call may take; past it the guest gets a TimeoutError.",
+    )
+    .access(
+        |o| seconds(o.max_host_wait),
+        |o, v| {
+            o.max_host_wait = v.seconds()?;
+            Ok(())
+        },
     ),
     option(
         "redact_host_errors",
@@ -320,6 +451,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         D::Flag(true),
         Checkout,
         "Host-function exceptions reach the guest as their class and \"host function failed\".",
+    )
+    .access(
+        |o| flag(o.redact_host_errors),
+        |o, v| {
+            o.redact_host_errors = v.flag()?;
+            Ok(())
+        },
     ),
     option(
         "max_result_bytes",
@@ -327,6 +465,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         D::Bytes(SessionOptions::DEFAULT_MAX_RESULT_BYTES),
         Checkout,
         "Host memory one value from the worker (a result, a host call's arguments) may take as it decodes.",
+    )
+    .access(
+        |o| number(o.max_result_bytes),
+        |o, v| {
+            o.max_result_bytes = v.count()?;
+            Ok(())
+        },
     )
     .range(1, MAX_RESULT_BYTES)
     .ceiling("--max-result-bytes")
@@ -337,6 +482,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         D::Flag(true),
         Session,
         "Keep a spare worker started for the next session with the same worker options.",
+    )
+    .access(
+        |o| flag(o.spare),
+        |o, v| {
+            o.spare = v.flag()?;
+            Ok(())
+        },
     ),
     option(
         "dumpable",
@@ -344,6 +496,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         D::Flag(false),
         Worker,
         "Keep what a dump needs from the start (QuickJS and CPython: a journal and seeded randomness).",
+    )
+    .access(
+        |o| flag(o.dumpable),
+        |o, v| {
+            o.dumpable = v.flag()?;
+            Ok(())
+        },
     ),
     option(
         "max_file_memory",
@@ -351,6 +510,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         D::Bytes(DEFAULT_MAX_FILE_MEMORY),
         Session,
         "Host memory the session's mounted files may take: overlay data and any one read or write.",
+    )
+    .access(
+        |o| number(o.max_file_memory),
+        |o, v| {
+            o.max_file_memory = v.count()?;
+            Ok(())
+        },
     )
     .range(1, MAX_FILE_MEMORY)
     .flag("--max-file-memory"),
@@ -361,6 +527,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         Worker,
         "The environment variables the guest sees, and no others.",
     )
+    .access(
+        |o| pairs(&o.environ),
+        |o, v| {
+            o.environ = v.pairs("a mapping of names to values")?;
+            Ok(())
+        },
+    )
     .flag("--env"),
     option(
         "clock",
@@ -369,6 +542,26 @@ pub const OPTIONS: &[OptionSpec] = &[
         Worker,
         "The time the guest reads: the real clock in UTC, or an instant it stays frozen at.",
     )
+    .access(
+        |o| {
+            Some(match o.clock.frozen_us() {
+                None => OptionValue::Str("real".into()),
+                Some(micros) => OptionValue::Float(micros as f64 / 1e6),
+            })
+        },
+        |o, v| {
+            o.clock = match &v.value {
+                OptionValue::Str(word) if word == "real" => GuestClock::Real,
+                OptionValue::Int(_) | OptionValue::Float(_) => GuestClock::Frozen(v.instant()?),
+                _ => {
+                    return Err(v.wrong(
+                        "\"real\", or the instant to freeze at in seconds since the Unix epoch",
+                    ));
+                }
+            };
+            Ok(())
+        },
+    )
     .flag("--clock"),
     option(
         "max_duration",
@@ -376,6 +569,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         NONE,
         Worker,
         "Guest execution time, cumulative across feeds (time in host functions and between feeds does not count).",
+    )
+    .access(
+        |o| o.limits.max_duration.and_then(seconds),
+        |o, v| {
+            o.limits.max_duration = Some(v.seconds()?);
+            Ok(())
+        },
     )
     .limit()
     .ceiling("--max-duration")
@@ -386,6 +586,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         D::Bytes(Limits::DEFAULT_MAX_MEMORY),
         Worker,
         "Live heap bytes of the guest.",
+    )
+    .access(
+        |o| number(o.limits.max_memory.unwrap_or(0)),
+        |o, v| {
+            o.limits.max_memory = Some(v.count()?).filter(|&bytes: &u64| bytes > 0);
+            Ok(())
+        },
     )
     .range(1, u64::MAX)
     .zero("no limit")
@@ -399,6 +606,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         Worker,
         "Deepest guest call stack of a Python guest.",
     )
+    .access(
+        |o| number(o.limits.max_recursion_depth),
+        |o, v| {
+            o.limits.max_recursion_depth = v.count()?;
+            Ok(())
+        },
+    )
     .range(1, U32)
     .limit(),
     option(
@@ -408,6 +622,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         Worker,
         "Print output (and rich outputs) one feed may send; the rest is cut with a marker line.",
     )
+    .access(
+        |o| number(o.limits.max_output_bytes),
+        |o, v| {
+            o.limits.max_output_bytes = v.count()?;
+            Ok(())
+        },
+    )
     .limit()
     .ceiling("--max-output-bytes"),
     option(
@@ -416,6 +637,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         D::Bytes(Limits::DEFAULT_MAX_SCRATCH_BYTES),
         Worker,
         "What the guest's private scratch directory (/tmp, HOME, TMPDIR, the working directory) may hold.",
+    )
+    .access(
+        |o| number(o.limits.max_scratch_bytes),
+        |o, v| {
+            o.limits.max_scratch_bytes = v.count()?;
+            Ok(())
+        },
     )
     .range(1, u64::MAX)
     .zero("no scratch directory")
@@ -432,6 +660,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         Worker,
         "Bytes QuickJS's heap may hold; past it the feed ends and the worker with it.",
     )
+    .access(
+        |o| o.javascript.max_heap_size.and_then(number),
+        |o, v| {
+            o.javascript.max_heap_size = Some(v.count()?);
+            Ok(())
+        },
+    )
     .range(1, u64::MAX)
     .engines(Engines::JavaScript)
     .limit()
@@ -446,6 +681,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         Worker,
         "Live ArrayBuffer bytes; past it allocating one is a catchable RangeError.",
     )
+    .access(
+        |o| o.javascript.max_buffer_bytes.and_then(number),
+        |o, v| {
+            o.javascript.max_buffer_bytes = Some(v.count()?);
+            Ok(())
+        },
+    )
     .engines(Engines::JavaScript)
     .limit()
     .flag("--max-buffer-bytes"),
@@ -455,6 +697,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         D::Bytes(stockade_wire::DEFAULT_MAX_STACK_BYTES as u64),
         Worker,
         "Native stack the interpreter may use; past it a catchable RangeError.",
+    )
+    .access(
+        |o| number(o.javascript.max_stack_bytes.unwrap_or(stockade_wire::DEFAULT_MAX_STACK_BYTES)),
+        |o, v| {
+            o.javascript.max_stack_bytes = Some(v.count()?);
+            Ok(())
+        },
     )
     .range(64 * 1024, MAX_STACK_BYTES as u64)
     .engines(Engines::JavaScript)
@@ -466,6 +715,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         Worker,
         "eval, `new Function` and the other function constructors throw EvalError.",
     )
+    .access(
+        |o| flag(o.javascript.strict_eval),
+        |o, v| {
+            o.javascript.strict_eval = v.flag()?;
+            Ok(())
+        },
+    )
     .engines(Engines::JavaScript)
     .flag("--strict-eval"),
     option(
@@ -474,6 +730,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         D::Flag(false),
         Worker,
         "Timers on virtual time, TextEncoder/TextDecoder, atob/btoa, structuredClone, EventTarget, AbortController, Blob.",
+    )
+    .access(
+        |o| flag(o.javascript.web_polyfills),
+        |o, v| {
+            o.javascript.web_polyfills = v.flag()?;
+            Ok(())
+        },
     )
     .engines(Engines::JavaScript)
     .flag("--web-polyfills"),
@@ -484,6 +747,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         Worker,
         "A result comes back as the text Node's `util.inspect` gives it, as Node's REPL shows it.",
     )
+    .access(
+        |o| flag(o.javascript.inspect_results),
+        |o, v| {
+            o.javascript.inspect_results = v.flag()?;
+            Ok(())
+        },
+    )
     .engines(Engines::JavaScript),
     option(
         "random_seed",
@@ -491,6 +761,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         D::Unset("unpredictable"),
         Worker,
         "The seed of Math.random.",
+    )
+    .access(
+        |o| o.javascript.random_seed.and_then(number),
+        |o, v| {
+            o.javascript.random_seed = Some(v.count()?);
+            Ok(())
+        },
     )
     .engines(Engines::JavaScript)
     .flag("--random-seed"),
@@ -501,6 +778,13 @@ pub const OPTIONS: &[OptionSpec] = &[
         Worker,
         "Modules the guest may import, by name to source; any other import is refused.",
     )
+    .access(
+        |o| pairs(&o.javascript.modules),
+        |o, v| {
+            o.javascript.modules = v.pairs("a mapping of module names to sources")?;
+            Ok(())
+        },
+    )
     .engines(Engines::JavaScript)
     .flag("--module"),
     option(
@@ -510,6 +794,18 @@ pub const OPTIONS: &[OptionSpec] = &[
         Remote,
         "A server of sessions (`stockade serve`, ws:// or wss://) to run the worker on.",
     )
+    .access(
+        |o| {
+            o.remote
+                .as_ref()
+                .filter(|remote| !remote.url.is_empty())
+                .map(|remote| OptionValue::Str(remote.url.clone()))
+        },
+        |o, v| {
+            o.remote.get_or_insert_with(Default::default).url = v.text()?.to_owned();
+            Ok(())
+        },
+    )
     .flag("--remote"),
     option(
         "token",
@@ -518,6 +814,18 @@ pub const OPTIONS: &[OptionSpec] = &[
         Remote,
         "The bearer token shown to the server of sessions.",
     )
+    .access(
+        |o| {
+            o.remote
+                .as_ref()
+                .and_then(|remote| remote.token.clone())
+                .map(OptionValue::Str)
+        },
+        |o, v| {
+            o.remote.get_or_insert_with(Default::default).token = Some(v.text()?.to_owned());
+            Ok(())
+        },
+    )
     .flag("--token-file"),
     option(
         "remote_ca",
@@ -525,6 +833,18 @@ pub const OPTIONS: &[OptionSpec] = &[
         D::Unset("the system's roots only"),
         Remote,
         "Certificates (PEM) trusted for a wss:// server besides the system's roots.",
+    )
+    .access(
+        |o| {
+            o.remote
+                .as_ref()
+                .and_then(|remote| remote.ca_file.as_deref())
+                .map(path)
+        },
+        |o, v| {
+            o.remote.get_or_insert_with(Default::default).ca_file = Some(v.text()?.into());
+            Ok(())
+        },
     )
     .flag("--remote-ca"),
 ];
@@ -571,7 +891,6 @@ pub const CHECKOUT_OPTIONS: &[&str] = &CHECKOUT_NAMES;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keyed::OptionValue;
     use crate::options::Language;
 
     /// The table's default of `spec` as `SessionOptions::get` gives it.
