@@ -1,6 +1,6 @@
 //! Options by name, for bindings that receive them as a dict or an object:
 //! `SessionOptions::set` and `get` go through each option's row of the
-//! table (`contract/options.rs`), so a binding only turns its own values
+//! table (`contract/table.rs`), so a binding only turns its own values
 //! into an [`OptionValue`] and passes them on; `CheckoutOptions::set` takes
 //! the per-checkout ones.
 
@@ -15,7 +15,7 @@ impl SessionOptions {
     /// message of a refusal names the option; `validate` (run when a
     /// session starts) checks the ranges (`check_ranges`) and what
     /// depends on more than one option. Each option's row of the table
-    /// (`contract/options.rs`) says how.
+    /// (`contract/table.rs`) says how.
     pub fn set(&mut self, key: &str, value: OptionValue) -> Result<(), String> {
         let spec = spec(key).ok_or_else(|| unknown(key, SESSION_OPTIONS))?;
         (spec.write)(self, &Named { key, value })

@@ -32,7 +32,7 @@ fn the_options_page_is_the_tables() {
     let written = read("docs/options.md");
     assert!(
         written == page,
-        "docs/options.md is not what crates/stockade/src/contract/options.rs gives; \
+        "docs/options.md is not what crates/stockade/src/contract/table.rs gives; \
          run STOCKADE_REGENERATE=1 cargo test --release -p stockade --test contract"
     );
 }

@@ -2,7 +2,8 @@
 //! with thousands separators, seconds with their unit, names in each
 //! binding's case, and docs/options.md, which is this module's output.
 
-use super::options::{Engines, Kind, OPTIONS, OptionDefault, OptionSpec, Scope};
+use super::options::{Engines, Kind, OptionDefault, OptionSpec, Scope};
+use super::table::OPTIONS;
 
 /// Bytes in the largest binary unit they are a whole number of:
 /// `64 MiB`, `1 GiB`, `1,000 bytes`.
@@ -154,7 +155,7 @@ fn spellings(spec: &OptionSpec) -> String {
 pub fn options_page() -> String {
     let mut page = String::from(
         "# Options\n\n\
-         <!-- Generated from crates/stockade/src/contract/options.rs; edit that table, then run\n     \
+         <!-- Generated from crates/stockade/src/contract/table.rs; edit that table, then run\n     \
          STOCKADE_REGENERATE=1 cargo test --release -p stockade --test contract -->\n\n\
          Every option a session takes, declared once in the host library. The\n\
          Rust builders, Python's keyword arguments and `Limits`, Node's options\n\
